@@ -1,0 +1,33 @@
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { extname, join, normalize, sep } from 'node:path';
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.json': 'application/json',
+  '.map': 'application/json',
+};
+
+/** Serves a built single-page app from `root` on a free loopback port (index.html fallback). */
+export async function serveStatic(root: string): Promise<{ url: string; close(): Promise<void> }> {
+  const index = join(root, 'index.html');
+  if (!existsSync(index)) throw new Error(`${index} is missing: run \`pnpm build\` first.`);
+  const server: Server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    const file = normalize(join(root, path));
+    const inside = file.startsWith(root + sep);
+    const target = inside && existsSync(file) && statSync(file).isFile() ? file : index;
+    res.setHeader('content-type', TYPES[extname(target)] ?? 'application/octet-stream');
+    createReadStream(target).pipe(res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}

@@ -1,0 +1,10 @@
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+import { workspaceAliases } from '../../vitest.workspace-aliases.ts';
+
+export default defineConfig({
+  plugins: [react()],
+  resolve: { alias: workspaceAliases },
+  build: { target: 'es2022', sourcemap: true },
+  server: { host: '127.0.0.1', port: 5173 },
+});

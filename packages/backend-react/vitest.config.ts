@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+import { workspaceAliases } from '../../vitest.workspace-aliases.ts';
+
+export default defineConfig({
+  resolve: { alias: workspaceAliases },
+  test: {
+    environment: 'happy-dom',
+    include: ['src/**/*.test.ts', 'src/**/*.test.tsx'],
+    reporters: ['default', 'json'],
+    outputFile: { json: '.artifacts/test-report.json' },
+  },
+});

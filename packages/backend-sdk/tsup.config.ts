@@ -1,0 +1,20 @@
+import { defineConfig } from 'tsup';
+
+/** One entry per independently importable module; each becomes a subpath export. */
+export const entries = {
+  index: 'src/index.ts',
+  'rest/index': 'src/rest/index.ts',
+};
+
+export default defineConfig({
+  entry: entries,
+  format: ['esm', 'cjs'],
+  dts: true,
+  tsconfig: 'tsconfig.build.json',
+  target: 'es2022',
+  platform: 'neutral',
+  splitting: true,
+  treeshake: true,
+  sourcemap: false,
+  clean: true,
+});

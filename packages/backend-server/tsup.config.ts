@@ -1,0 +1,11 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig({
+  entry: { index: 'src/index.ts', cli: 'src/cli.ts' },
+  format: ['esm'],
+  dts: { entry: { index: 'src/index.ts' } },
+  tsconfig: 'tsconfig.build.json',
+  target: 'node20',
+  platform: 'node',
+  clean: true,
+});
