@@ -1,11 +1,40 @@
 import { defineConfig } from 'vitest/config';
 import { workspaceAliases } from '../../vitest.workspace-aliases.ts';
 
+// Suites where the database matters run twice: on in-memory PGlite and on a real
+// PostgreSQL cluster that the `postgres` project's globalSetup starts in a temp dir.
+const DATABASE_SUITES = [
+  'test/db/**/*.test.ts',
+  'test/auth/**/*.test.ts',
+  'test/rest/**/*.test.ts',
+  'test/storage/**/*.test.ts',
+  'test/realtime/**/*.test.ts',
+];
+
 export default defineConfig({
   resolve: { alias: workspaceAliases },
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     reporters: ['default', 'json'],
     outputFile: { json: '.artifacts/test-report.json' },
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'pglite',
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          globalSetup: ['test/support/global-snapshot.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: DATABASE_SUITES,
+          globalSetup: ['test/support/global-postgres.ts'],
+        },
+      },
+    ],
   },
 });

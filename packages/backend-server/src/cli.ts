@@ -1,25 +1,62 @@
 import { parseArgs } from 'node:util';
 import { createApiKeys, DEFAULT_JWT_SECRET } from './keys';
+import { startServer } from './server';
 
 const HELP = `backend-server — a Supabase-compatible backend in one Node process
 
 Usage:
+  backend-server start [options]         start the server
   backend-server keys [--jwt-secret S]   print the anon and service_role keys
   backend-server --help                  show this help
 
-Options:
-  --jwt-secret S   JWT secret (default: the local tooling's well-known secret)
-  -h, --help       show this help
+Options of start:
+  --port N              TCP port (default 54321; 0 = any free port)
+  --host H              interface to listen on (default 127.0.0.1)
+  --data-dir DIR        keep the database and stored files in DIR (default: in memory)
+  --database-url URL    use this PostgreSQL server (postgres://…) instead of embedded PGlite
+  --migrations DIR      apply DIR/*.sql in name order, once each
+  --seed FILE           SQL applied once, on a fresh database
+  --functions DIR       serve DIR/<name>/index.ts at /functions/v1/<name>
+  --jwt-secret S        HS256 secret for all tokens (default: the local tooling's secret)
+  --password-min N      minimum password length (default 6)
+  --no-autoconfirm      require email confirmation on sign-up
+  --no-rate-limits      turn auth rate limits off
+  --smtp-url URL        send mail through this SMTP server (smtp://…) besides the outbox
+  --site-url URL        where links in mails lead (default the server URL)
+  --log                 log requests and mails
+  -h, --help            show this help
 `;
+
+const OPTIONS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'data-dir': { type: 'string' },
+  'database-url': { type: 'string' },
+  migrations: { type: 'string' },
+  seed: { type: 'string' },
+  functions: { type: 'string' },
+  'jwt-secret': { type: 'string' },
+  'password-min': { type: 'string' },
+  'no-autoconfirm': { type: 'boolean' },
+  'no-rate-limits': { type: 'boolean' },
+  'smtp-url': { type: 'string' },
+  'site-url': { type: 'string' },
+  log: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function integer(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a non-negative integer`);
+  return n;
+}
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: {
-      'jwt-secret': { type: 'string', default: DEFAULT_JWT_SECRET },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
+    options: OPTIONS,
   });
   const command = positionals[0];
   if (values.help || command === undefined) {
@@ -27,14 +64,64 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === 'keys') {
-    const keys = await createApiKeys(values['jwt-secret']);
+    const keys = await createApiKeys(values['jwt-secret'] ?? DEFAULT_JWT_SECRET);
     process.stdout.write(
       `anon key:         ${keys.anonKey}\nservice_role key: ${keys.serviceRoleKey}\n`,
     );
     return 0;
   }
-  process.stderr.write(`Unknown command: ${command}\n\n${HELP}`);
-  return 2;
+  if (command !== 'start') {
+    process.stderr.write(`Unknown command: ${command}\n\n${HELP}`);
+    return 2;
+  }
+  const started = Date.now();
+  const server = await startServer({
+    ...(values.port !== undefined ? { port: integer('port', values.port) } : {}),
+    ...(values.host ? { host: values.host } : {}),
+    ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}),
+    ...(values['database-url'] ? { databaseUrl: values['database-url'] } : {}),
+    ...(values.migrations ? { migrationsDir: values.migrations } : {}),
+    ...(values.seed ? { seedFile: values.seed } : {}),
+    ...(values.functions ? { functionsDir: values.functions } : {}),
+    ...(values['jwt-secret'] ? { jwtSecret: values['jwt-secret'] } : {}),
+    auth: {
+      ...(values['password-min']
+        ? { passwordMinLength: integer('password-min', values['password-min']) }
+        : {}),
+      ...(values['no-autoconfirm'] ? { autoconfirm: false } : {}),
+      ...(values['no-rate-limits'] ? { rateLimits: false as const } : {}),
+      ...(values['smtp-url'] ? { smtpUrl: values['smtp-url'] } : {}),
+      ...(values['site-url'] ? { siteUrl: values['site-url'] } : {}),
+    },
+    log: values.log ?? false,
+  });
+  process.stdout.write(
+    [
+      `backend-server started in ${Date.now() - started} ms`,
+      `  API URL:          ${server.url}`,
+      `  REST:             ${server.url}/rest/v1`,
+      `  Auth:             ${server.url}/auth/v1`,
+      `  Storage:          ${server.url}/storage/v1`,
+      `  Functions:        ${server.url}/functions/v1`,
+      `  Realtime:         ${server.url.replace(/^http/, 'ws')}/realtime/v1`,
+      `  Mail outbox:      ${server.url}/_dev/mail (service role)`,
+      `  JWT secret:       ${server.jwtSecret}`,
+      `  anon key:         ${server.anonKey}`,
+      `  service_role key: ${server.serviceRoleKey}`,
+      '',
+    ].join('\n'),
+  );
+  await new Promise<void>((resolve) => {
+    const shutdown = (signal: string) => {
+      process.stdout.write(`\n${signal}: stopping…\n`);
+      resolve();
+    };
+    process.once('SIGINT', () => shutdown('SIGINT'));
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+  });
+  await server.stop();
+  process.stdout.write('stopped\n');
+  return 0;
 }
 
 main(process.argv.slice(2)).then(
@@ -42,7 +129,9 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `backend-server: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
     process.exitCode = 1;
   },
 );

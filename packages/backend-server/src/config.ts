@@ -1,0 +1,149 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createApiKeys, DEFAULT_JWT_SECRET } from './keys';
+
+/** Auth (GoTrue) settings. */
+export interface AuthOptions {
+  /** Sign-ups are confirmed at once (no confirmation mail). Default true. */
+  autoconfirm?: boolean;
+  /** Minimum password length. Default 6. */
+  passwordMinLength?: number;
+  /** Access-token lifetime in seconds. Default 3600. */
+  jwtExpiry?: number;
+  /** Where links in mails lead by default. Default the server URL. */
+  siteUrl?: string;
+  /** Extra allowed redirect URLs (globs). */
+  redirectUrls?: string[];
+  /** smtp:// or smtps:// URL: send real mail instead of only the outbox. */
+  smtpUrl?: string;
+  /** Per-IP / per-email rate limits; `false` turns them off. */
+  rateLimits?: false | Partial<AuthRateLimits>;
+  /** Refresh-token reuse interval in seconds (default 10). */
+  refreshTokenReuseInterval?: number;
+}
+
+export interface AuthRateLimits {
+  /** Sign-in / token requests per IP per 5 minutes. */
+  tokenPerIp: number;
+  /** Sign-ups per IP per hour. */
+  signupPerIp: number;
+  /** Mails (otp, recover, signup confirmation, resend) per email per hour. */
+  emailPerAddress: number;
+  /** OTP / verify requests per IP per 5 minutes. */
+  otpPerIp: number;
+}
+
+/** REST (PostgREST) settings. */
+export interface RestOptions {
+  /** Exposed schemas; the first is the default. Default ['public', 'graphql_public']. */
+  schemas?: string[];
+  /** Maximum rows a response returns. Default 1000. */
+  maxRows?: number;
+  /** Aggregate functions in `select`. Default false. */
+  aggregatesEnabled?: boolean;
+}
+
+/** Options of {@link startServer}. */
+export interface StartServerOptions {
+  /** TCP port; 0 picks a free one. Default 54321. */
+  port?: number;
+  /** Interface to listen on. Default 127.0.0.1. */
+  host?: string;
+  /** Persistent data (database and stored files); in memory when absent. */
+  dataDir?: string;
+  /** postgres:// URL of a PostgreSQL server to use instead of embedded PGlite. */
+  databaseUrl?: string;
+  /** Directory of `*.sql` migrations applied in name order. */
+  migrationsDir?: string;
+  /** SQL file applied once on a fresh database. */
+  seedFile?: string;
+  /** Directory of functions (`<name>/index.ts`). */
+  functionsDir?: string;
+  /** HS256 secret for all JWTs. Default the local tooling's well-known secret. */
+  jwtSecret?: string;
+  auth?: AuthOptions;
+  rest?: RestOptions;
+  /** Log requests and mails to the console. Default false. */
+  log?: boolean;
+}
+
+/** Resolved settings every service reads. The one config loader of the server. */
+export interface ServerConfig {
+  port: number;
+  host: string;
+  /** Public base URL (set once listening). */
+  url: string;
+  dataDir: string | null;
+  /** Where stored files live: `<dataDir>/storage`, or a temp dir removed on stop. */
+  storageDir: string;
+  storageDirIsTemp: boolean;
+  databaseUrl: string | null;
+  migrationsDir: string | null;
+  seedFile: string | null;
+  functionsDir: string | null;
+  jwtSecret: string;
+  anonKey: string;
+  serviceRoleKey: string;
+  auth: Required<Omit<AuthOptions, 'smtpUrl' | 'siteUrl' | 'rateLimits'>> & {
+    smtpUrl: string | null;
+    siteUrl: string | null;
+    rateLimits: AuthRateLimits | false;
+  };
+  rest: Required<RestOptions>;
+  log: boolean;
+}
+
+export const DEFAULT_RATE_LIMITS: AuthRateLimits = {
+  tokenPerIp: 150,
+  signupPerIp: 30,
+  emailPerAddress: 30,
+  otpPerIp: 30,
+};
+
+const abs = (path: string | undefined) => (path ? resolve(path) : null);
+
+/** Fills in defaults and derived values (keys, storage dir). */
+export async function resolveConfig(options: StartServerOptions = {}): Promise<ServerConfig> {
+  const jwtSecret = options.jwtSecret ?? DEFAULT_JWT_SECRET;
+  if (jwtSecret.length < 32) throw new Error('jwtSecret must be at least 32 characters long');
+  const { anonKey, serviceRoleKey } = await createApiKeys(jwtSecret);
+  const dataDir = abs(options.dataDir);
+  const storageDir = dataDir
+    ? join(dataDir, 'storage')
+    : await mkdtemp(join(tmpdir(), 'backend-server-storage-'));
+  const auth = options.auth ?? {};
+  const rateLimits =
+    auth.rateLimits === false ? false : { ...DEFAULT_RATE_LIMITS, ...(auth.rateLimits ?? {}) };
+  return {
+    port: options.port ?? 54321,
+    host: options.host ?? '127.0.0.1',
+    url: '',
+    dataDir,
+    storageDir,
+    storageDirIsTemp: !dataDir,
+    databaseUrl: options.databaseUrl ?? null,
+    migrationsDir: abs(options.migrationsDir),
+    seedFile: abs(options.seedFile),
+    functionsDir: abs(options.functionsDir),
+    jwtSecret,
+    anonKey,
+    serviceRoleKey,
+    auth: {
+      autoconfirm: auth.autoconfirm ?? true,
+      passwordMinLength: auth.passwordMinLength ?? 6,
+      jwtExpiry: auth.jwtExpiry ?? 3600,
+      redirectUrls: auth.redirectUrls ?? [],
+      refreshTokenReuseInterval: auth.refreshTokenReuseInterval ?? 10,
+      smtpUrl: auth.smtpUrl ?? null,
+      siteUrl: auth.siteUrl ?? null,
+      rateLimits,
+    },
+    rest: {
+      schemas: options.rest?.schemas ?? ['public', 'graphql_public'],
+      maxRows: options.rest?.maxRows ?? 1000,
+      aggregatesEnabled: options.rest?.aggregatesEnabled ?? false,
+    },
+    log: options.log ?? false,
+  };
+}

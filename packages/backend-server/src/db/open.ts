@@ -1,0 +1,114 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { openPglite } from './pglite';
+import { openPostgres } from './postgres';
+import type { Database } from './types';
+
+// Bumped by hand when the way the platform is applied changes.
+const PLATFORM_FORMAT = 1;
+
+export interface OpenDatabaseOptions {
+  /** Persistent PGlite directory; in memory when absent. */
+  dataDir?: string | undefined;
+  /** postgres:// URL: use that server instead of PGlite. */
+  databaseUrl?: string | undefined;
+  /** Platform schema scripts, in order. Each must be idempotent. */
+  platformSql: readonly string[];
+  /** Where PGlite platform snapshots are kept (default: ~/.cache/app-backend-server). */
+  cacheDir?: string | undefined;
+}
+
+/** PGlite's package.json (its exports map does not expose it). */
+async function pgliteManifest(): Promise<{ version: string }> {
+  let dir = dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+  for (;;) {
+    const file = join(dir, 'package.json');
+    if (existsSync(file)) {
+      const manifest = JSON.parse(await readFile(file, 'utf8')) as {
+        name?: string;
+        version: string;
+      };
+      if (manifest.name === '@electric-sql/pglite') return manifest;
+    }
+    const parent = dirname(dir);
+    if (parent === dir) return { version: 'unknown' };
+    dir = parent;
+  }
+}
+
+/** The platform's version key: PGlite's version and every platform script. */
+async function platformVersion(platformSql: readonly string[]): Promise<string> {
+  const pkg = await pgliteManifest();
+  const hash = createHash('sha256').update(`${PLATFORM_FORMAT}\0${pkg.version}`);
+  for (const script of platformSql) hash.update('\0').update(script);
+  return `pglite-${pkg.version}-${hash.digest('hex').slice(0, 16)}`;
+}
+
+async function applyPlatform(db: Database, platformSql: readonly string[], version: string) {
+  await db.transaction(async (tx) => {
+    // One writer at a time when several servers share a PostgreSQL cluster.
+    if (db.kind === 'postgres') await tx.query('select pg_advisory_xact_lock(5432154321)');
+    for (const script of platformSql) await tx.exec(script);
+    await tx.query(
+      `insert into supabase_migrations.platform (id, version) values (true, $1)
+       on conflict (id) do update set version = excluded.version`,
+      [version],
+    );
+  });
+}
+
+async function currentPlatform(db: Database): Promise<string | null> {
+  const exists = await db.query<{ t: string | null }>(
+    `select to_regclass('supabase_migrations.platform')::text as t`,
+  );
+  if (!exists.rows[0]?.t) return null;
+  const { rows } = await db.query<{ version: string }>(
+    'select version from supabase_migrations.platform',
+  );
+  return rows[0]?.version ?? null;
+}
+
+/**
+ * Opens the database and makes sure the platform schema is current.
+ *
+ * A fresh in-memory PGlite would pay initdb (4–5 s) plus the platform scripts on every
+ * start; instead the first start saves a `dumpDataDir()` snapshot keyed by PGlite's version
+ * and the scripts' hash, and later starts restore it (about 1 s).
+ */
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  const version = await platformVersion(options.platformSql);
+  if (options.databaseUrl) {
+    const db = await openPostgres({ url: options.databaseUrl });
+    if ((await currentPlatform(db)) !== version)
+      await applyPlatform(db, options.platformSql, version);
+    return db;
+  }
+  if (options.dataDir && existsSync(join(options.dataDir, 'PG_VERSION'))) {
+    const db = await openPglite({ dataDir: options.dataDir });
+    if ((await currentPlatform(db)) !== version)
+      await applyPlatform(db, options.platformSql, version);
+    return db;
+  }
+  const cacheDir = options.cacheDir ?? join(homedir(), '.cache', 'app-backend-server');
+  const snapshotFile = join(cacheDir, `platform-${version}.tar.gz`);
+  if (existsSync(snapshotFile)) {
+    const blob = new Blob([await readFile(snapshotFile)]);
+    try {
+      return await openPglite({ dataDir: options.dataDir, loadDataDir: blob });
+    } catch {
+      // A damaged snapshot: fall through and make a new one.
+    }
+  }
+  const db = await openPglite({ dataDir: options.dataDir });
+  await applyPlatform(db, options.platformSql, version);
+  const snapshot = await db.pglite.dumpDataDir('gzip');
+  await mkdir(cacheDir, { recursive: true });
+  const partial = `${snapshotFile}.${process.pid}.${Date.now()}.partial`;
+  await writeFile(partial, new Uint8Array(await snapshot.arrayBuffer()));
+  await rename(partial, snapshotFile);
+  return db;
+}

@@ -1,0 +1,77 @@
+import { PGlite, type Transaction as PgliteTransaction } from '@electric-sql/pglite';
+import type {
+  Database,
+  Queryable,
+  QueryResult,
+  Row,
+  Transaction,
+  TransactionOptions,
+} from './types';
+
+// Types returned as the text Postgres sends, so both implementations agree.
+const TEXT_TYPES = [
+  20 /* int8 */, 1700 /* numeric */, 1082 /* date */, 1083 /* time */, 1114 /* timestamp */,
+  1184 /* timestamptz */, 1266 /* timetz */, 1186 /* interval */, 17 /* bytea */,
+];
+const asText = (value: string) => value;
+const parsers = Object.fromEntries(TEXT_TYPES.map((oid) => [oid, asText]));
+
+type PgliteQueryable = Pick<PGlite | PgliteTransaction, 'query'>;
+
+function wrap(target: PgliteQueryable): Queryable {
+  return {
+    async query<R = Row>(text: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
+      const result = await target.query<R>(text, params as unknown[], { rowMode: 'object' });
+      return {
+        rows: result.rows,
+        affectedRows: result.affectedRows ?? result.rows.length,
+        fields: result.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })),
+      };
+    },
+  };
+}
+
+export interface PgliteOptions {
+  /** Directory for a persistent database; in memory when absent. */
+  dataDir?: string | undefined;
+  /** A `dumpDataDir()` tarball to start from (the platform snapshot). */
+  loadDataDir?: Blob | undefined;
+}
+
+/** Embedded PGlite: one connection, so statements and transactions are serialised. */
+export async function openPglite(
+  options: PgliteOptions = {},
+): Promise<Database & { pglite: PGlite }> {
+  const pglite = await PGlite.create(options.dataDir, {
+    parsers,
+    ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+  });
+  const base = wrap(pglite);
+  return {
+    kind: 'pglite',
+    url: null,
+    pglite,
+    query: base.query,
+    async exec(script) {
+      await pglite.exec(script);
+    },
+    transaction<T>(fn: (tx: Transaction) => Promise<T>, opts: TransactionOptions = {}) {
+      return pglite.transaction(async (tx) => {
+        if (opts.readOnly) await tx.query('set transaction read only');
+        return fn({
+          ...wrap(tx),
+          async exec(script) {
+            await tx.exec(script);
+          },
+        });
+      });
+    },
+    async listen(channel, onPayload) {
+      const unlisten = await pglite.listen(channel, onPayload);
+      return () => unlisten();
+    },
+    async close() {
+      if (!pglite.closed) await pglite.close();
+    },
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * One database interface, two implementations: embedded PGlite and a PostgreSQL server.
+ *
+ * Values come back the same way from both: bool → boolean, int2/int4/oid → number,
+ * float4/float8 → number, json/jsonb → parsed; everything else (int8, numeric,
+ * timestamps, uuid, bytea, arrays, …) as the text Postgres sends.
+ */
+
+export type Row = Record<string, unknown>;
+
+export interface QueryResult<R = Row> {
+  rows: R[];
+  /** Rows affected by INSERT/UPDATE/DELETE (or returned by SELECT). */
+  affectedRows: number;
+  /** Column names in order. */
+  fields: { name: string; dataTypeID: number }[];
+}
+
+/** Something that runs one parameterised statement. Values are always bind parameters. */
+export interface Queryable {
+  query<R = Row>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
+}
+
+/** A transaction: statements with parameters, and scripts without. */
+export interface Transaction extends Queryable {
+  /** Runs a multi-statement script without parameters inside this transaction. */
+  exec(script: string): Promise<void>;
+}
+
+export interface TransactionOptions {
+  /** Start the transaction READ ONLY (GET/HEAD rpc, like the hosted REST service). */
+  readOnly?: boolean;
+}
+
+export interface Database extends Queryable {
+  readonly kind: 'pglite' | 'postgres';
+  /** Runs a multi-statement script without parameters (migrations, platform schema). */
+  exec(script: string): Promise<void>;
+  /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(fn: (tx: Transaction) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /** LISTEN on a channel; resolves to an unlisten function. */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  /** A connection string other processes can use (SUPABASE_DB_URL), when there is one. */
+  readonly url: string | null;
+  close(): Promise<void>;
+}
+
+/** A Postgres error as both drivers report it, reduced to what the services need. */
+export interface PgErrorFields {
+  code: string;
+  message: string;
+  detail?: string | undefined;
+  hint?: string | undefined;
+}
+
+/** The SQLSTATE and texts of a database error, or null when `error` is not one. */
+export function pgError(error: unknown): PgErrorFields | null {
+  if (typeof error !== 'object' || error === null) return null;
+  const e = error as Record<string, unknown>;
+  if (typeof e.code !== 'string' || !/^[0-9A-Z]{5}$/.test(e.code)) return null;
+  return {
+    code: e.code,
+    message: typeof e.message === 'string' ? e.message : String(e.code),
+    detail: typeof e.detail === 'string' ? e.detail : undefined,
+    hint: typeof e.hint === 'string' ? e.hint : undefined,
+  };
+}

@@ -1,0 +1,116 @@
+import { rm } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+import { resolveConfig, type StartServerOptions } from './config';
+import { applyMigrations, applySeed, type Database, openDatabase, ROLES_SQL } from './db/index';
+import { createApp } from './http/app';
+import type { ServerContext, ServiceInstance, ServiceModule } from './service';
+import { SERVICES } from './services';
+
+/** A running server. */
+export interface RunningServer {
+  /** Base URL, e.g. `http://127.0.0.1:54321`. */
+  url: string;
+  anonKey: string;
+  serviceRoleKey: string;
+  jwtSecret: string;
+  /** The database, for tests and tools (superuser; bypasses RLS). */
+  db: Database;
+  /** Handles a Web Request without a socket (Hono's `app.request`). */
+  request(input: string | Request, init?: RequestInit): Promise<Response>;
+  /** Stops listening, closes every service and the database. */
+  stop(): Promise<void>;
+}
+
+export interface StartServerInternals {
+  /** Services to run instead of the default list (tests of one service). */
+  services?: readonly ServiceModule[];
+}
+
+/**
+ * Starts the backend: opens the database (restoring the platform snapshot), applies
+ * migrations and the seed, starts every service and listens. Resolves once requests
+ * are answered.
+ *
+ * @example
+ * const server = await startServer({ port: 0, migrationsDir: 'backend/migrations' });
+ * console.log(server.url, server.anonKey);
+ * await server.stop();
+ */
+export async function startServer(
+  options: StartServerOptions = {},
+  internals: StartServerInternals = {},
+): Promise<RunningServer> {
+  const config = await resolveConfig(options);
+  const modules = internals.services ?? SERVICES;
+  const platformSql = [
+    ROLES_SQL,
+    ...modules.flatMap((m) => (m.platformSql ? [m.platformSql] : [])),
+  ];
+  const db = await openDatabase({
+    dataDir: config.dataDir ?? undefined,
+    databaseUrl: config.databaseUrl ?? undefined,
+    platformSql,
+  });
+  const instances: { module: ServiceModule; instance: ServiceInstance }[] = [];
+  let http: Server | null = null;
+  const stop = async () => {
+    if (http) {
+      const server = http;
+      http = null;
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+    for (const { instance } of instances.reverse()) await instance.close?.();
+    await db.close();
+    if (config.storageDirIsTemp) await rm(config.storageDir, { recursive: true, force: true });
+  };
+  try {
+    if (config.migrationsDir) await applyMigrations(db, config.migrationsDir);
+    if (config.seedFile) await applySeed(db, config.seedFile);
+
+    // Listen first (the URL is part of the config services read), then serve.
+    const server = createServer();
+    http = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+    const { port } = server.address() as AddressInfo;
+    config.port = port;
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    config.url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+
+    const ctx: ServerContext = {
+      config,
+      db,
+      log: (message) => {
+        if (config.log) console.log(`[backend-server] ${message}`);
+      },
+    };
+    for (const module of modules) instances.push({ module, instance: await module.create(ctx) });
+    const app = createApp(ctx, instances);
+    server.on('request', getRequestListener(app.fetch));
+    server.on('upgrade', (req, socket, head) => {
+      for (const { module, instance } of instances) {
+        if (req.url?.startsWith(`${module.basePath}/`) && instance.upgrade?.(req, socket, head))
+          return;
+      }
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+    });
+    return {
+      url: config.url,
+      anonKey: config.anonKey,
+      serviceRoleKey: config.serviceRoleKey,
+      jwtSecret: config.jwtSecret,
+      db,
+      request: async (input, init) => app.request(input, init),
+      stop,
+    };
+  } catch (error) {
+    await stop().catch(() => {});
+    throw error;
+  }
+}
