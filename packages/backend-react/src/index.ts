@@ -1,5 +1,48 @@
 /**
- * `@app/backend-react` — React bindings for `@app/backend-sdk`.
+ * `@app/backend-react` — React bindings for `@app/backend-sdk`: a provider holding one client,
+ * and hooks for the session, cached data, uploads and realtime.
  */
+export { type SessionState, useAuth, useSession, useUser } from './auth';
 export { errorMessage } from './error-message';
-export { BackendProvider, type BackendProviderProps, useBackendClient } from './provider';
+export {
+  BackendProvider,
+  type BackendProviderProps,
+  createQueryClient,
+  useBackendClient,
+} from './provider';
+export {
+  type BackendMutationOptions,
+  type BackendQueryOptions,
+  unwrap,
+  useBackendMutation,
+  useBackendQuery,
+} from './query';
+export { type RangeQueryOptions, type RangeQueryResult, useRangeQuery } from './range';
+export {
+  type ChangeFilter,
+  type ChannelStatus,
+  type LiveQueriesOptions,
+  type PresenceResult,
+  type UseChannelOptions,
+  useChannel,
+  useLiveQueries,
+  usePresence,
+} from './realtime';
+export type {
+  AuthLike,
+  ChannelLike,
+  RealtimeClientLike,
+  ResultLike,
+  SessionLike,
+  UserLike,
+} from './types';
+export {
+  createUploadQueue,
+  type UploadControl,
+  type UploadItem,
+  type UploadQueue,
+  type UploadQueueOptions,
+  type UploadRunner,
+  type UploadState,
+} from './upload-queue';
+export { type UploadQueueView, useUploadQueue } from './use-upload-queue';
