@@ -1,0 +1,25 @@
+/**
+ * `@app/backend-sdk/tus` — the resumable upload engine (tus 1.0.0), importable alone.
+ */
+export { UploadError } from './errors';
+export {
+  defaultUrlStore,
+  fileUrlStore,
+  fingerprint,
+  localStorageUrlStore,
+  memoryUrlStore,
+  type UrlStore,
+} from './fingerprint';
+export { encodeMetadata, type TusFetch } from './protocol';
+export { UploadQueue } from './queue';
+export { DEFAULT_RETRY_DELAYS, isRetryable } from './retry';
+export { type ChunkSource, openSource, type SourceInfo, type UploadSource } from './source';
+export {
+  DEFAULT_CHUNK_SIZE,
+  ResumableUpload,
+  type ResumableUploadOptions,
+  type UploadProgress,
+  type UploadResult,
+  type UploadState,
+  type UploadTarget,
+} from './upload';

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { UploadError } from './errors';
+import { fingerprint, memoryUrlStore } from './fingerprint';
+import { encodeMetadata, tusFailure } from './protocol';
+import { isRetryable } from './retry';
+
+describe('tus protocol helpers', () => {
+  it('encodes Upload-Metadata as key base64(utf8) pairs, skipping undefined', () => {
+    expect(encodeMetadata({ bucketName: 'b', objectName: 'dossier/é.txt', x: undefined })).toBe(
+      `bucketName ${btoa('b')},objectName ${Buffer.from('dossier/é.txt').toString('base64')}`,
+    );
+  });
+
+  it('maps failures to clear errors with the server text', async () => {
+    const e413 = await tusFailure(new Response('Maximum size exceeded', { status: 413 }), 'POST');
+    expect(e413).toBeInstanceOf(UploadError);
+    expect(e413).toMatchObject({ status: 413, code: 'http_413', details: 'Maximum size exceeded' });
+    expect(e413.message).toBe('The file is too large: Maximum size exceeded');
+    expect((await tusFailure(new Response('', { status: 410 }), 'PATCH')).code).toBe('upload_gone');
+    expect((await tusFailure(new Response('x', { status: 409 }), 'PATCH')).code).toBe(
+      'offset_mismatch',
+    );
+  });
+
+  it('retries network failures, 5xx, 409 and 423 only', () => {
+    const e = (status: number, code = `http_${status}`) => new UploadError('x', { status, code });
+    expect([500, 503, 409, 423].map((s) => isRetryable(e(s)))).toEqual([true, true, true, true]);
+    expect([400, 403, 404, 412, 413, 415].some((s) => isRetryable(e(s)))).toBe(false);
+    expect(isRetryable(e(0, 'network_error'))).toBe(true);
+    expect(isRetryable(e(0, 'aborted'))).toBe(false);
+    expect(isRetryable(new Error('x'))).toBe(false);
+  });
+
+  it('fingerprints by file identity and destination', async () => {
+    const info = { name: 'a.txt', type: 'text/plain', size: 3, lastModified: 5 };
+    const a = fingerprint(info, 'http://h/up', 'b', 'p');
+    expect(fingerprint({ ...info }, 'http://h/up', 'b', 'p')).toBe(a);
+    expect(fingerprint({ ...info, size: 4 }, 'http://h/up', 'b', 'p')).not.toBe(a);
+    expect(fingerprint(info, 'http://h/up', 'b', 'q')).not.toBe(a);
+    const store = memoryUrlStore();
+    await store.set(a, 'http://h/up/1');
+    expect(await store.get(a)).toBe('http://h/up/1');
+    await store.remove(a);
+    expect(await store.get(a)).toBeUndefined();
+  });
+});

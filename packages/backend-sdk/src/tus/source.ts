@@ -1,0 +1,202 @@
+/**
+ * Chunk sources for resumable uploads. A source hands out byte ranges on demand and never
+ * holds the whole file: random-access sources (Blob, File, a file path) read each range
+ * from the underlying file; sequential sources (ReadableStream, Node Readable, any async
+ * iterable) keep only the bytes not yet acknowledged by the server plus what was read ahead.
+ */
+
+/** What an upload can be made of. A string is a file path (Node only). */
+export type UploadSource =
+  | Blob
+  | ArrayBuffer
+  | ArrayBufferView
+  | ReadableStream<Uint8Array>
+  | AsyncIterable<Uint8Array>
+  | string;
+
+/** Identity of a source, used to fingerprint it for resuming. */
+export interface SourceInfo {
+  /** File name (or path), `''` when unknown. */
+  name: string;
+  /** MIME type, `''` when unknown. */
+  type: string;
+  /** Size in bytes, `undefined` for a stream of unknown length. */
+  size: number | undefined;
+  /** Last modification time in ms, 0 when unknown. */
+  lastModified: number;
+}
+
+/** A source of chunks for the upload engine. */
+export interface ChunkSource extends SourceInfo {
+  /**
+   * Bytes `[start, end)`, fewer at the end of the data. `last` is true when no byte follows
+   * the returned ones. Sequential sources only serve ranges at or after the last release.
+   */
+  read(start: number, end: number): Promise<{ data: Uint8Array; last: boolean }>;
+  /** The server has everything before `offset`: a sequential source may drop those bytes. */
+  release(offset: number): void;
+  /** False when a range before the last release can no longer be read (streams). */
+  readonly seekable: boolean;
+  /** Frees the underlying resources. */
+  close(): void;
+}
+
+const blobSource = (blob: Blob, info: Partial<SourceInfo> = {}): ChunkSource => {
+  const file = blob as Partial<File>;
+  return {
+    name: info.name ?? file.name ?? '',
+    type: blob.type,
+    size: blob.size,
+    lastModified: info.lastModified ?? file.lastModified ?? 0,
+    seekable: true,
+    async read(start, end) {
+      const data = new Uint8Array(await blob.slice(start, end).arrayBuffer());
+      return { data, last: start + data.length >= blob.size };
+    },
+    release() {},
+    close() {},
+  };
+};
+
+const bytesSource = (bytes: Uint8Array): ChunkSource => ({
+  name: '',
+  type: '',
+  size: bytes.length,
+  lastModified: 0,
+  seekable: true,
+  async read(start, end) {
+    const data = bytes.subarray(start, end);
+    return { data, last: start + data.length >= bytes.length };
+  },
+  release() {},
+  close() {},
+});
+
+/**
+ * A sequential source over an async iterator of byte pieces. Keeps the pieces from the last
+ * released offset on; a read past the buffered bytes pulls more pieces.
+ */
+const iteratorSource = (
+  iterator: AsyncIterator<Uint8Array>,
+  size: number | undefined,
+  cancel: () => void,
+): ChunkSource => {
+  let pieces: Uint8Array[] = [];
+  let base = 0; // offset of pieces[0][0]
+  let buffered = 0; // bytes in pieces
+  let ended = false;
+  const pull = async (): Promise<boolean> => {
+    if (ended) return false;
+    const { done, value } = await iterator.next();
+    if (done) {
+      ended = true;
+      return false;
+    }
+    const piece = typeof value === 'string' ? new TextEncoder().encode(value) : value;
+    if (piece.length) {
+      pieces.push(piece);
+      buffered += piece.length;
+    }
+    return true;
+  };
+  const drop = (offset: number): void => {
+    while (pieces.length && base + (pieces[0] as Uint8Array).length <= offset) {
+      const first = pieces.shift() as Uint8Array;
+      base += first.length;
+      buffered -= first.length;
+    }
+    const first = pieces[0];
+    if (first && base < offset) {
+      pieces[0] = first.subarray(offset - base);
+      buffered -= offset - base;
+      base = offset;
+    }
+  };
+  return {
+    name: '',
+    type: '',
+    size,
+    lastModified: 0,
+    seekable: false,
+    async read(start, end) {
+      if (start < base) throw new RangeError('stream bytes before the last release are gone');
+      // `<=` pulls one piece past the range, so `last` is known at an exact boundary.
+      while (base + buffered <= end && (await pull()));
+      const stop = Math.min(end, base + buffered);
+      const data = new Uint8Array(Math.max(0, stop - start));
+      // The range becomes one piece, so its bytes are held once, not twice.
+      const before: Uint8Array[] = [];
+      const after: Uint8Array[] = [];
+      let at = base;
+      for (const piece of pieces) {
+        const next = at + piece.length;
+        if (at < start) before.push(piece.subarray(0, Math.min(piece.length, start - at)));
+        const from = Math.max(start, at);
+        const to = Math.min(stop, next);
+        if (to > from) data.set(piece.subarray(from - at, to - at), from - start);
+        if (next > stop) after.push(piece.subarray(Math.max(0, stop - at)));
+        at = next;
+      }
+      pieces = data.length ? [...before, data, ...after] : [...before, ...after];
+      return { data, last: ended && start + data.length >= base + buffered };
+    },
+    release(offset) {
+      drop(offset);
+    },
+    close() {
+      pieces = [];
+      cancel();
+    },
+  };
+};
+
+const readerIterator = (stream: ReadableStream<Uint8Array>): AsyncIterator<Uint8Array> => {
+  const reader = stream.getReader();
+  return {
+    next: () => reader.read() as Promise<IteratorResult<Uint8Array>>,
+    return: async () => {
+      await reader.cancel().catch(() => {});
+      return { done: true, value: undefined };
+    },
+  };
+};
+
+// Kept out of static imports so browser bundles never see `node:fs`.
+const nodeFs = 'node:fs';
+const importFs = (): Promise<typeof import('node:fs')> => import(/* @vite-ignore */ nodeFs);
+
+/**
+ * Turns what the caller passed into a chunk source. `size` gives the length of a stream
+ * when known (otherwise the upload defers its length).
+ *
+ * @example
+ * const source = await openSource(file);                     // Blob / File
+ * const source = await openSource('/tmp/video.mp4');         // Node: a file path
+ * const source = await openSource(fs.createReadStream(p), { size });
+ */
+export async function openSource(
+  input: UploadSource,
+  options: { size?: number; name?: string } = {},
+): Promise<ChunkSource> {
+  if (typeof input === 'string') {
+    const fs = await importFs();
+    const stat = await fs.promises.stat(input);
+    const blob = await fs.openAsBlob(input);
+    return blobSource(blob, { name: options.name ?? input, lastModified: stat.mtimeMs });
+  }
+  if (typeof Blob !== 'undefined' && input instanceof Blob) return blobSource(input, options);
+  if (input instanceof ArrayBuffer) return bytesSource(new Uint8Array(input));
+  if (ArrayBuffer.isView(input)) {
+    return bytesSource(new Uint8Array(input.buffer, input.byteOffset, input.byteLength));
+  }
+  const iterator =
+    typeof (input as ReadableStream).getReader === 'function'
+      ? readerIterator(input as ReadableStream<Uint8Array>)
+      : (input as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+  const source = iteratorSource(iterator, options.size, () => {
+    iterator.return?.()?.catch(() => {});
+    (input as { destroy?: () => void }).destroy?.();
+  });
+  source.name = options.name ?? (input as { path?: string }).path?.toString() ?? '';
+  return source;
+}

@@ -1,0 +1,385 @@
+/**
+ * The resumable upload controller: start, pause, resume, abort; retries with delays; resume
+ * across reloads through a fingerprint store; progress events.
+ */
+import { UploadError } from './errors';
+import { defaultUrlStore, fingerprint, type UrlStore } from './fingerprint';
+import {
+  createUpload,
+  encodeMetadata,
+  headUpload,
+  patchUpload,
+  type TusFetch,
+  terminateUpload,
+} from './protocol';
+import { DEFAULT_RETRY_DELAYS, isOnline, isRetryable } from './retry';
+import { type ChunkSource, openSource, type UploadSource } from './source';
+
+/** The chunk size the hosted backend requires for all but the last chunk: 6 MiB. */
+export const DEFAULT_CHUNK_SIZE = 6 * 1024 * 1024;
+
+/** Progress of an upload. */
+export interface UploadProgress {
+  /** Bytes the server has. */
+  bytes: number;
+  /** Total bytes, `undefined` while a stream's length is unknown. */
+  total: number | undefined;
+  /** Bytes per second since this run started. */
+  rate: number;
+}
+
+/** What a finished upload reports. */
+export interface UploadResult {
+  /** The tus upload URL. */
+  url: string;
+  /** Path inside the bucket. */
+  path: string;
+  /** `<bucket>/<path>`. */
+  fullPath: string;
+  /** Size in bytes. */
+  size: number;
+}
+
+/** Options of a resumable upload. */
+export interface ResumableUploadOptions {
+  /** MIME type stored with the object (default: the file's type, else octet-stream). */
+  contentType?: string;
+  /** `Cache-Control` max-age in seconds (default 3600). */
+  cacheControl?: number | string;
+  /** User metadata stored with the object. */
+  metadata?: Record<string, unknown>;
+  /** Overwrite an existing object (default false). */
+  upsert?: boolean;
+  /** Bytes per request (default 6 MiB, what the hosted backend requires). */
+  chunkSize?: number;
+  /** Delays (ms) before each retry (default 0, 1000, 3000, 5000). */
+  retryDelays?: readonly number[];
+  /** Size of a stream, when known; otherwise the length is sent with the last chunk. */
+  size?: number;
+  /** File name used in the fingerprint (default: the File's name or the stream's path). */
+  name?: string;
+  /** Where upload URLs are kept for resuming (default: localStorage / memory); false: none. */
+  urlStore?: UrlStore | false;
+  /** Send the first chunk with the creation request (default true). */
+  uploadDataDuringCreation?: boolean;
+  /** Token from `createSignedUploadUrl`: uploads to the signed endpoint without a session. */
+  signature?: string;
+  /** Start right away (default true). */
+  autoStart?: boolean;
+  onProgress?(progress: UploadProgress): void;
+  onChunkComplete?(chunk: { size: number; bytes: number; total: number | undefined }): void;
+  onSuccess?(result: UploadResult): void;
+  onError?(error: UploadError): void;
+  onRetry?(retry: { delay: number; attempt: number; error: UploadError }): void;
+}
+
+/** Where a resumable upload goes and how its requests are sent. */
+export interface UploadTarget {
+  /** `<project>/storage/v1/upload/resumable`. */
+  endpoint: string;
+  bucket: string;
+  path: string;
+  fetch: TusFetch;
+}
+
+/** State of an upload. */
+export type UploadState = 'idle' | 'uploading' | 'paused' | 'done' | 'failed' | 'aborted';
+
+type Settled = { data: UploadResult; error: null } | { data: null; error: UploadError };
+
+const asUploadError = (e: unknown): UploadError =>
+  e instanceof UploadError
+    ? e
+    : e instanceof RangeError
+      ? new UploadError('The stream cannot go back to the offset the server has', {
+          code: 'stream_not_seekable',
+          cause: e,
+        })
+      : new UploadError(String((e as Error)?.message ?? e), { code: 'internal', cause: e });
+
+const wait = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done);
+  });
+
+const whenOnline = (signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    const done = () => {
+      removeEventListener('online', done);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    addEventListener('online', done);
+    signal.addEventListener('abort', done);
+  });
+
+/**
+ * One resumable upload. `result` settles once with `{ data, error }` (never rejects): on
+ * success, on a final error, or on `abort()`. Pausing leaves it pending.
+ *
+ * @example
+ * const upload = client.storage.from('docs').uploadResumable('a/big.mov', file, {
+ *   onProgress: ({ bytes, total }) => render(bytes / (total ?? 1)),
+ * });
+ * pauseButton.onclick = () => upload.pause();
+ * resumeButton.onclick = () => upload.resume();
+ * const { data, error } = await upload.result;
+ */
+export class ResumableUpload {
+  /** Settles with the outcome; never rejects. */
+  readonly result: Promise<Settled>;
+  /** The tus upload URL once created (or found in the store). */
+  url: string | undefined;
+  /** Bytes the server has acknowledged. */
+  bytes = 0;
+  state: UploadState = 'idle';
+  private settle!: (value: Settled) => void;
+  private source: ChunkSource | undefined;
+  private key: string | undefined;
+  private controller: AbortController | undefined;
+  private running: Promise<void> | undefined;
+  private restarted = false;
+  private offline = false;
+  private reading: Promise<unknown> = Promise.resolve();
+  private ahead: { start: number; chunk: Promise<{ data: Uint8Array; last: boolean }> } | undefined;
+  private readonly store: UrlStore | undefined;
+
+  constructor(
+    private readonly target: UploadTarget,
+    private readonly input: UploadSource,
+    private readonly options: ResumableUploadOptions = {},
+  ) {
+    this.result = new Promise((resolve) => {
+      this.settle = resolve;
+    });
+    this.store = options.urlStore === false ? undefined : (options.urlStore ?? defaultUrlStore());
+    if (options.autoStart !== false) void this.start();
+  }
+
+  /** Starts, or resumes after `pause()`. Resolves with `result`. */
+  start(): Promise<Settled> {
+    if (this.state === 'idle' || this.state === 'paused') {
+      this.state = 'uploading';
+      const controller = new AbortController();
+      this.controller = controller;
+      this.listen(true);
+      const previous = this.running ?? Promise.resolve();
+      this.running = previous.then(() => this.run(controller.signal));
+    }
+    return this.result;
+  }
+
+  /** Same as `start()`. */
+  resume(): Promise<Settled> {
+    return this.start();
+  }
+
+  /** Stops sending; `resume()` continues from the server's offset. */
+  pause(): void {
+    if (this.state !== 'uploading') return;
+    this.state = 'paused';
+    this.controller?.abort();
+  }
+
+  /**
+   * Stops for good; `result` settles with an `aborted` error. With `terminate`, the upload is
+   * also deleted on the server and forgotten by the store.
+   */
+  async abort(options: { terminate?: boolean } = {}): Promise<void> {
+    if (this.state === 'done' || this.state === 'failed' || this.state === 'aborted') return;
+    this.controller?.abort();
+    this.finish({
+      data: null,
+      error: new UploadError('The upload was aborted', { code: 'aborted' }),
+    });
+    await this.running?.catch(() => {});
+    if (options.terminate && this.url) {
+      await this.forget();
+      await terminateUpload(
+        this.target.fetch,
+        this.url,
+        this.headers(),
+        new AbortController().signal,
+      );
+    }
+  }
+
+  private headers(): Record<string, string> {
+    return this.options.signature ? { 'x-signature': this.options.signature } : {};
+  }
+
+  private onNetwork = (event: Event): void => {
+    if (event.type === 'offline' && this.state === 'uploading') {
+      this.offline = true;
+      this.pause();
+    } else if (event.type === 'online' && this.offline && this.state === 'paused') {
+      this.offline = false;
+      void this.start();
+    }
+  };
+
+  private listen(on: boolean): void {
+    if (typeof window === 'undefined' || typeof addEventListener !== 'function') return;
+    for (const type of ['online', 'offline']) {
+      if (on) addEventListener(type, this.onNetwork);
+      else removeEventListener(type, this.onNetwork);
+    }
+  }
+
+  private finish(outcome: Settled): void {
+    if (this.state === 'done' || this.state === 'failed' || this.state === 'aborted') return;
+    const aborted = outcome.error?.code === 'aborted';
+    this.state = outcome.error ? (aborted ? 'aborted' : 'failed') : 'done';
+    this.listen(false);
+    this.source?.close();
+    if (outcome.error) {
+      if (!aborted) this.options.onError?.(outcome.error);
+    } else this.options.onSuccess?.(outcome.data);
+    this.settle(outcome);
+  }
+
+  private async forget(): Promise<void> {
+    if (this.key) await this.store?.remove(this.key);
+  }
+
+  private async run(signal: AbortSignal): Promise<void> {
+    const delays = this.options.retryDelays ?? DEFAULT_RETRY_DELAYS;
+    let attempt = 0;
+    let lastFailure = -1;
+    try {
+      if (!this.source) {
+        this.source = await openSource(this.input, this.options);
+        if (this.store) {
+          const { endpoint, bucket, path } = this.target;
+          this.key = fingerprint(this.source, endpoint, bucket, path);
+          this.url = (await this.store.get(this.key)) ?? undefined;
+        }
+      }
+      for (;;) {
+        try {
+          return await this.attempt(this.source, signal);
+        } catch (e) {
+          const error = asUploadError(e);
+          if (signal.aborted) return;
+          if (error.code === 'upload_gone' && !this.restarted) {
+            // Expired, terminated or stale: start over once with a new upload.
+            this.restarted = true;
+            await this.forget();
+            this.url = undefined;
+            this.bytes = 0;
+            this.ahead = undefined;
+            continue;
+          }
+          if (!isRetryable(error)) throw error;
+          if (this.bytes > lastFailure) attempt = 0;
+          lastFailure = this.bytes;
+          if (!isOnline()) await whenOnline(signal);
+          const delay = delays[attempt];
+          if (delay === undefined) throw error;
+          this.options.onRetry?.({ delay, attempt: ++attempt, error });
+          await wait(delay, signal);
+          if (signal.aborted) return;
+        }
+      }
+    } catch (e) {
+      this.finish({ data: null, error: asUploadError(e) });
+    }
+  }
+
+  private read(source: ChunkSource, start: number): Promise<{ data: Uint8Array; last: boolean }> {
+    const ahead = this.ahead;
+    this.ahead = undefined;
+    if (ahead?.start === start) return ahead.chunk;
+    const size = this.options.chunkSize ?? DEFAULT_CHUNK_SIZE;
+    const chunk = this.reading.then(() => source.read(start, start + size));
+    this.reading = chunk.catch(() => {});
+    return chunk;
+  }
+
+  private readAhead(source: ChunkSource, start: number): void {
+    const chunk = this.read(source, start);
+    chunk.catch(() => {});
+    this.ahead = { start, chunk };
+  }
+
+  private async attempt(source: ChunkSource, signal: AbortSignal): Promise<void> {
+    const { fetch, endpoint, bucket, path } = this.target;
+    const opts = this.options;
+    const headers = this.headers();
+    let total = source.size;
+    const started = Date.now();
+    const startBytes = this.bytes;
+    const progress = (chunk: number): void => {
+      this.source?.release(this.bytes);
+      const seconds = (Date.now() - started) / 1000;
+      const rate = seconds > 0 ? (this.bytes - startBytes) / seconds : 0;
+      opts.onChunkComplete?.({ size: chunk, bytes: this.bytes, total });
+      opts.onProgress?.({ bytes: this.bytes, total, rate });
+    };
+    let chunk: { data: Uint8Array; last: boolean } | undefined;
+    let lengthSent = total !== undefined;
+    if (this.url) {
+      const head = await headUpload(fetch, this.url, headers, signal);
+      this.bytes = head.offset;
+      total ??= head.length;
+      lengthSent = head.length !== undefined;
+    } else {
+      const useChunk = opts.uploadDataDuringCreation !== false;
+      chunk = useChunk ? await this.read(source, 0) : undefined;
+      if (chunk?.last) total = chunk.data.length;
+      if (total === undefined && !useChunk) {
+        chunk = await this.read(source, 0);
+        if (chunk.last) total = chunk.data.length;
+      }
+      const sendFirst = useChunk && (total === undefined || total > 0);
+      if (sendFirst && chunk && !chunk.last) this.readAhead(source, chunk.data.length);
+      const meta = encodeMetadata({
+        bucketName: bucket,
+        objectName: path,
+        contentType: opts.contentType ?? (source.type || 'application/octet-stream'),
+        cacheControl: String(opts.cacheControl ?? 3600),
+        metadata: opts.metadata ? JSON.stringify(opts.metadata) : undefined,
+      });
+      const created = await createUpload(
+        fetch,
+        endpoint,
+        { ...headers, 'Upload-Metadata': meta, ...(opts.upsert ? { 'x-upsert': 'true' } : {}) },
+        signal,
+        total,
+        sendFirst ? chunk?.data : undefined,
+      );
+      this.url = created.url;
+      lengthSent = total !== undefined;
+      if (this.key) await this.store?.set(this.key, created.url);
+      this.bytes = created.offset;
+      if (sendFirst && this.bytes > 0) progress(this.bytes);
+      else if (chunk && !sendFirst) this.ahead = { start: 0, chunk: Promise.resolve(chunk) };
+      chunk = undefined;
+    }
+    const url = this.url;
+    while (total === undefined || this.bytes < total) {
+      const at = this.bytes;
+      const next = await this.read(source, at);
+      if (!next.last) this.readAhead(source, at + next.data.length);
+      if (next.last) total = at + next.data.length;
+      const deferred = !lengthSent && next.last ? total : undefined;
+      this.bytes = await patchUpload(fetch, url, headers, signal, at, next.data, deferred);
+      if (this.bytes <= at && next.data.length > 0) {
+        throw new UploadError('The server accepted no bytes', { status: 0, code: 'network_error' });
+      }
+      progress(this.bytes - at);
+    }
+    if (this.bytes === 0) progress(0);
+    await this.forget();
+    this.finish({
+      data: { url, path, fullPath: `${bucket}/${path}`, size: this.bytes },
+      error: null,
+    });
+  }
+}
