@@ -1,0 +1,53 @@
+import type { GatewayInfo } from '../http/gateway';
+import { type JwtClaims, verifyJwt } from '../http/jwt';
+import { RestError } from './errors';
+
+/** Who the request runs as. */
+export interface Principal {
+  role: string;
+  claims: JwtClaims;
+  /** A non-anonymous role: permission errors (42501) become 403 instead of 401. */
+  authenticated: boolean;
+}
+
+const CACHE_MAX = 2000;
+const verified = new Map<string, JwtClaims>();
+
+const tokenError = (code: string, message: string) =>
+  new RestError(401, code, message, null, null, {
+    'www-authenticate': `Bearer error="invalid_token", error_description="${message}"`,
+  });
+
+/**
+ * The role and claims of a request from the gateway's token, verified with the project
+ * secret (PGRST301 bad token, PGRST303 bad claims). Verified tokens are cached until expiry.
+ */
+export async function authenticate(
+  gateway: GatewayInfo | undefined,
+  secret: string,
+): Promise<Principal> {
+  const token = gateway?.token ?? null;
+  if (!token) return { role: 'anon', claims: {}, authenticated: false };
+  let claims = verified.get(token);
+  const now = Date.now() / 1000;
+  if (claims && typeof claims.exp === 'number' && claims.exp < now) {
+    verified.delete(token);
+    claims = undefined;
+  }
+  if (!claims) {
+    const parts = token.split('.').length;
+    if (parts !== 3) throw tokenError('PGRST301', `Expected 3 parts in JWT; got ${parts}`);
+    const result = await verifyJwt(token, secret);
+    if (!result.ok) {
+      if (result.reason === 'expired') throw tokenError('PGRST303', 'JWT expired');
+      throw tokenError('PGRST301', 'JWT cryptographic operation failed');
+    }
+    claims = result.claims;
+    if (claims.exp !== undefined && typeof claims.exp !== 'number')
+      throw tokenError('PGRST303', "The JWT 'exp' claim must be a number");
+    if (verified.size >= CACHE_MAX) verified.clear();
+    verified.set(token, claims);
+  }
+  const role = typeof claims.role === 'string' && claims.role ? claims.role : 'anon';
+  return { role, claims, authenticated: role !== 'anon' };
+}

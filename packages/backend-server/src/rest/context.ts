@@ -1,0 +1,195 @@
+import type { ServerConfig } from '../config';
+import { asRequest, type Database, type Transaction } from '../db/index';
+import type { Principal } from './auth';
+import { RestError } from './errors';
+import type { MediaType } from './http/media';
+import type { Preferences } from './http/prefer';
+import { emptyLevel, type Level, type ParsedQuery } from './parse/ast';
+import type { SchemaCache } from './schema/types';
+import { Params } from './sql/params';
+import { type BuildContext, checkLevelsUsed } from './sql/read';
+
+/** The service's long-lived state. */
+export interface Runtime {
+  config: ServerConfig;
+  db: Database;
+  cache(): SchemaCache;
+}
+
+/** One request, parsed as far as every handler needs it. */
+export interface RestRequest {
+  method: string;
+  /** Path under /rest/v1, e.g. `/todos`. */
+  path: string;
+  search: string;
+  pairs: [string, string][];
+  schema: string;
+  /** The schema was chosen by Accept-Profile / Content-Profile. */
+  profileHeader: boolean;
+  prefs: Preferences;
+  media: MediaType;
+  principal: Principal;
+  /** Lower-cased request headers without Cookie (the `request.headers` GUC). */
+  headers: Record<string, string>;
+  rangeHeader: string | null;
+  contentType: string | null;
+  bodyText: string;
+}
+
+/** A row of the wrapped statement. */
+export interface Outcome {
+  total: number | null;
+  pageTotal: number;
+  body: string;
+  gucHeaders: string | null;
+  gucStatus: string | null;
+  row: Record<string, unknown>;
+}
+
+export function outcomeOf(row: Record<string, unknown> | undefined): Outcome {
+  const r = row ?? {};
+  return {
+    total: r.total === null || r.total === undefined ? null : Number(r.total),
+    pageTotal: Number(r.page_total ?? 0),
+    body: typeof r.body === 'string' ? r.body : '',
+    gucHeaders: typeof r.response_headers === 'string' ? r.response_headers : null,
+    gucStatus: typeof r.response_status === 'string' ? r.response_status : null,
+    row: r,
+  };
+}
+
+class Rollback<T> {
+  constructor(readonly result: T) {}
+}
+
+/**
+ * Runs `fn` in the request's transaction (role + claims via asRequest, so RLS decides);
+ * rolled back when `tx=rollback` was asked for or `rollback` is set.
+ */
+export async function runInTransaction<T>(
+  rt: Runtime,
+  req: RestRequest,
+  readOnly: boolean,
+  fn: (tx: Transaction) => Promise<T>,
+  rollback = false,
+): Promise<T> {
+  const undo = rollback || req.prefs.tx === 'rollback';
+  try {
+    return await asRequest(
+      rt.db,
+      {
+        role: req.principal.role,
+        claims: { ...req.principal.claims, role: req.principal.role },
+        method: req.method,
+        path: req.path,
+        headers: req.headers,
+      },
+      async (tx) => {
+        const result = await fn(tx);
+        if (undo) throw new Rollback(result);
+        return result;
+      },
+      { readOnly },
+    );
+  } catch (error) {
+    if (error instanceof Rollback) return error.result as T;
+    throw error;
+  }
+}
+
+/** A fresh build context for one request. */
+export function buildContext(rt: Runtime, parsed: ParsedQuery): BuildContext {
+  return {
+    cache: rt.cache(),
+    params: new Params(),
+    levels: parsed.levels,
+    aggregatesEnabled: rt.config.rest.aggregatesEnabled,
+    usedLevels: new Set(),
+    counter: 0,
+  };
+}
+
+export { checkLevelsUsed };
+
+/** The root level's paging, intersected with the Range header and capped at max rows. */
+export function pageOf(
+  req: RestRequest,
+  root: Level | undefined,
+  maxRows: number,
+): { offset: number; limit: number | null } {
+  const level = root ?? emptyLevel();
+  let lower = level.offset ?? 0;
+  let upper = level.limit !== null ? lower + level.limit - 1 : Number.POSITIVE_INFINITY;
+  if (req.rangeHeader && req.method === 'GET') {
+    const m = /^(\d+)-(\d*)$/.exec(req.rangeHeader.trim());
+    if (m) {
+      const from = Number(m[1]);
+      const to = m[2] ? Number(m[2]) : Number.POSITIVE_INFINITY;
+      if (to < from) throw rangeError(null);
+      // Header range is relative to the whole set; limit/offset narrow it further.
+      const hLower = from;
+      const hUpper = to;
+      lower = Math.max(lower, hLower);
+      upper = Math.min(upper, hUpper);
+    }
+  }
+  if (upper < lower - 1) throw rangeError(null);
+  upper = Math.min(upper, lower + maxRows - 1);
+  return { offset: lower, limit: Number.isFinite(upper) ? upper - lower + 1 : null };
+}
+
+export const rangeError = (details: string | null) =>
+  new RestError(416, 'PGRST103', 'Requested range not satisfiable', details, null);
+
+/** `lower-upper/total` */
+export function contentRange(offset: number, pageTotal: number, total: number | null): string {
+  const t = total === null ? '*' : String(total);
+  return pageTotal === 0 ? `*/${t}` : `${offset}-${offset + pageTotal - 1}/${t}`;
+}
+
+/** Applies the `response.status` / `response.headers` GUCs (PGRST112 / PGRST111 when bad). */
+export function applyGucs(outcome: Outcome, status: number, headers: Headers): number {
+  let result = status;
+  if (outcome.gucStatus !== null) {
+    const n = Number(outcome.gucStatus);
+    if (!/^\d{3}$/.test(outcome.gucStatus.trim()) || n < 100 || n > 599) {
+      throw new RestError(
+        500,
+        'PGRST112',
+        'response.status guc must be a valid status code',
+        null,
+        null,
+      );
+    }
+    result = n;
+  }
+  if (outcome.gucHeaders !== null) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(outcome.gucHeaders);
+    } catch {
+      parsed = null;
+    }
+    const bad = () =>
+      new RestError(
+        500,
+        'PGRST111',
+        'response.headers guc must be a JSON array composed of objects with a single key and a string value',
+        null,
+        null,
+      );
+    if (!Array.isArray(parsed)) throw bad();
+    for (const entry of parsed) {
+      if (typeof entry !== 'object' || entry === null) throw bad();
+      const pairs = Object.entries(entry as Record<string, unknown>);
+      if (pairs.length !== 1 || typeof pairs[0]?.[1] !== 'string') throw bad();
+      const [k, v] = pairs[0] as [string, string];
+      try {
+        headers.set(k, v);
+      } catch {
+        throw bad();
+      }
+    }
+  }
+  return result;
+}

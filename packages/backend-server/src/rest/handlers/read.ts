@@ -1,0 +1,123 @@
+import type { Transaction } from '../../db/index';
+import {
+  buildContext,
+  checkLevelsUsed,
+  contentRange,
+  type Outcome,
+  pageOf,
+  type RestRequest,
+  type Runtime,
+  rangeError,
+  runInTransaction,
+} from '../context';
+import type { ParsedQuery } from '../parse/ast';
+import { parseQuery } from '../parse/query';
+import type { Table } from '../schema/types';
+import {
+  type BuildContext,
+  buildLevel,
+  type LevelSource,
+  renderCount,
+  renderLevel,
+  sourceFor,
+} from '../sql/read';
+import { wrapStatement } from '../sql/statement';
+import {
+  baseHeaders,
+  bodyText,
+  checkSingular,
+  explain,
+  finish,
+  runStatement,
+  type Statement,
+} from './respond';
+
+/** A read of rows from some source (a table, or a set-returning function's CTE). */
+export interface ReadPlan {
+  ctx: BuildContext;
+  parsed: ParsedQuery;
+  source: LevelSource;
+  ctes: string[];
+}
+
+/** Builds the read statement (and the count-less one for planned counts). */
+export function readStatement(
+  rt: Runtime,
+  req: RestRequest,
+  plan: ReadPlan,
+): { main: Statement; countless: string; offset: number } {
+  const { ctx, parsed, source } = plan;
+  const level = buildLevel(ctx, source, parsed.select ?? [{ kind: 'star' }], '');
+  checkLevelsUsed(ctx);
+  const { offset, limit } = pageOf(req, parsed.levels.get(''), rt.config.rest.maxRows);
+  const rows = renderLevel(source.from, level, limit, offset);
+  const wantsExact = req.prefs.count === 'exact' || req.prefs.count === 'estimated';
+  const count = wantsExact ? renderCount(source.from, level) : null;
+  const shape = req.media.kind === 'object' ? 'object' : 'array';
+  const stripNulls =
+    (req.media.kind === 'json' || req.media.kind === 'object') && req.media.stripNulls;
+  const sql = wrapStatement({ ctes: plan.ctes, rows, count, shape, stripNulls });
+  const with_ = plan.ctes.length ? `WITH ${plan.ctes.join(', ')} ` : '';
+  return {
+    main: { sql, params: ctx.params.values },
+    countless: `${with_}${renderLevel(source.from, level, null, null)}`,
+    offset,
+  };
+}
+
+async function plannedRows(tx: Transaction, sql: string, params: unknown[]): Promise<number> {
+  const { rows } = await tx.query(`EXPLAIN (FORMAT JSON) ${sql}`, params);
+  const raw = Object.values(rows[0] ?? {})[0];
+  const plan = (typeof raw === 'string' ? JSON.parse(raw) : raw) as {
+    Plan: { 'Plan Rows': number };
+  }[];
+  return Number(plan[0]?.Plan['Plan Rows'] ?? 0);
+}
+
+/** Runs a read plan and answers with the rows, Content-Range and the 200/206/416 status. */
+export async function runRead(
+  rt: Runtime,
+  req: RestRequest,
+  plan: ReadPlan,
+  readOnly: boolean,
+  extraHeaders: Record<string, string> = {},
+): Promise<Response> {
+  const st = readStatement(rt, req, plan);
+  if (req.media.kind === 'plan') return explain(rt, req, st.main, readOnly);
+  const outcome: Outcome = await runInTransaction(rt, req, readOnly, async (tx) => {
+    let planned: number | null = null;
+    if (req.prefs.count === 'planned' || req.prefs.count === 'estimated') {
+      planned = await plannedRows(tx, st.countless, st.main.params);
+    }
+    const out = await runStatement(tx, st.main);
+    if (req.prefs.count === 'planned') out.total = planned;
+    if (req.prefs.count === 'estimated' && planned !== null && planned > rt.config.rest.maxRows)
+      out.total = Math.max(planned, out.total ?? 0);
+    checkSingular(req, out);
+    return out;
+  });
+  const headers = baseHeaders(rt, req);
+  for (const [k, v] of Object.entries(extraHeaders)) headers.set(k, v);
+  headers.set('content-range', contentRange(st.offset, outcome.pageTotal, outcome.total));
+  let status = 200;
+  if (outcome.total !== null && req.prefs.count) {
+    if (st.offset > outcome.total && outcome.total >= 0 && req.prefs.count === 'exact') {
+      throw rangeError(
+        `An offset of ${st.offset} was requested, but there are only ${outcome.total} rows.`,
+      );
+    }
+    if (outcome.pageTotal < outcome.total) status = 206;
+  }
+  return finish(req, outcome, status, headers, bodyText(req, outcome));
+}
+
+/** GET / HEAD on a table or view. */
+export function readTable(rt: Runtime, req: RestRequest, table: Table): Promise<Response> {
+  const parsed = parseQuery(req.pairs);
+  const ctx = buildContext(rt, parsed);
+  const source = sourceFor(ctx, table);
+  const location = `/${table.name}${req.search ? `?${req.search.replace(/^\?/, '')}` : ''}`;
+  return runRead(rt, req, { ctx, parsed, source, ctes: [] }, true, {
+    'content-location': location,
+  });
+}

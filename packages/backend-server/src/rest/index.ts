@@ -1,0 +1,2 @@
+export { loadSchemaCache } from './schema/load';
+export { restService } from './service';

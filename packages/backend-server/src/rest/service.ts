@@ -1,0 +1,222 @@
+import { Hono } from 'hono';
+import { pgError } from '../db/index';
+import type { AppEnv, ServerContext, ServiceModule } from '../service';
+import { authenticate } from './auth';
+import type { RestRequest, Runtime } from './context';
+import { errorResponse, fromPgError, RestError } from './errors';
+import { readTable } from './handlers/read';
+import { callFunction } from './handlers/rpc';
+import { insert, updateOrDelete } from './handlers/write';
+import { negotiate } from './http/media';
+import { parsePrefer } from './http/prefer';
+import { openApiResponse } from './openapi';
+import { queryPairs } from './parse/query';
+import { loadSchemaCache } from './schema/load';
+import { qualified, type SchemaCache, type Table } from './schema/types';
+
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+function closest(names: string[], name: string): string | null {
+  let best: string | null = null;
+  let bestScore = Number.POSITIVE_INFINITY;
+  for (const n of names) {
+    const score = distance(n, name);
+    if (score < bestScore) {
+      bestScore = score;
+      best = n;
+    }
+  }
+  return best !== null && bestScore <= Math.max(3, name.length / 2) ? best : null;
+}
+
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0] as number;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cur = row[j] as number;
+      row[j] = Math.min(
+        cur + 1,
+        (row[j - 1] as number) + 1,
+        prev + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+      prev = cur;
+    }
+  }
+  return row[b.length] as number;
+}
+
+function findTable(cache: SchemaCache, schema: string, name: string): Table {
+  const table = cache.tables.get(qualified(schema, name));
+  if (table) return table;
+  const names = [...cache.tables.values()].filter((t) => t.schema === schema).map((t) => t.name);
+  const guess = closest(names, name);
+  throw new RestError(
+    404,
+    'PGRST205',
+    `Could not find the table '${schema}.${name}' in the schema cache`,
+    null,
+    guess ? `Perhaps you meant the table '${schema}.${guess}'` : null,
+  );
+}
+
+function allowFor(table: Table): string {
+  const verbs = ['OPTIONS', 'GET', 'HEAD'];
+  if (table.insertable) verbs.push('POST', 'PUT');
+  if (table.updatable) verbs.push('PATCH');
+  if (table.deletable) verbs.push('DELETE');
+  return verbs.join(',');
+}
+
+function chooseSchema(rt: Runtime, method: string, headers: Headers) {
+  const header =
+    method === 'GET' || method === 'HEAD' || method === 'OPTIONS'
+      ? headers.get('accept-profile')
+      : headers.get('content-profile');
+  const schemas = rt.config.rest.schemas;
+  if (header === null) return { schema: schemas[0] ?? 'public', profileHeader: false };
+  if (!schemas.includes(header)) {
+    throw new RestError(
+      406,
+      'PGRST106',
+      `Invalid schema: ${header}`,
+      null,
+      `Only the following schemas are exposed: ${schemas.join(', ')}`,
+    );
+  }
+  return { schema: header, profileHeader: true };
+}
+
+async function handle(
+  rt: Runtime,
+  raw: Request,
+  gatewayToken: Parameters<typeof authenticate>[0],
+  basePath: string,
+): Promise<Response> {
+  const method = raw.method.toUpperCase();
+  if (!METHODS.has(method))
+    throw new RestError(405, 'PGRST117', `Unsupported HTTP method: ${method}`, null, null);
+  const principal = await authenticate(gatewayToken, rt.config.jwtSecret);
+  const url = new URL(raw.url);
+  const path = url.pathname.slice(basePath.length) || '/';
+  const { schema, profileHeader } = chooseSchema(rt, method, raw.headers);
+  const headers: Record<string, string> = {};
+  raw.headers.forEach((v, k) => {
+    if (k !== 'cookie') headers[k] = v;
+  });
+  const root = path === '/';
+  const hasBody = method === 'POST' || method === 'PUT' || method === 'PATCH';
+  const req: RestRequest = {
+    method,
+    path,
+    search: url.search,
+    pairs: queryPairs(url.search),
+    schema,
+    profileHeader,
+    prefs: parsePrefer(raw.headers.get('prefer')),
+    media: negotiate(raw.headers.get('accept'), root),
+    principal,
+    headers,
+    rangeHeader: raw.headers.get('range'),
+    contentType: raw.headers.get('content-type'),
+    bodyText: hasBody ? await raw.text() : '',
+  };
+  if (root) {
+    if (method === 'OPTIONS')
+      return new Response(null, { status: 200, headers: { allow: 'OPTIONS,GET,HEAD' } });
+    if (method !== 'GET' && method !== 'HEAD')
+      throw new RestError(405, 'PGRST117', `Unsupported HTTP method: ${method}`, null, null);
+    return openApiResponse(rt, req);
+  }
+  const segments = path.slice(1).split('/');
+  let decoded: string[];
+  try {
+    decoded = segments.map((s) => decodeURIComponent(s));
+  } catch {
+    decoded = [];
+  }
+  const cache = rt.cache();
+  if (decoded.length === 2 && decoded[0] === 'rpc' && decoded[1]) {
+    const fnName = decoded[1];
+    if (method === 'OPTIONS') {
+      const fns = cache.functions.get(qualified(schema, fnName)) ?? [];
+      const volatile = fns.some((f) => f.volatility === 'v');
+      return new Response(null, {
+        status: 200,
+        headers: { allow: volatile ? 'OPTIONS,POST' : 'OPTIONS,GET,HEAD,POST' },
+      });
+    }
+    if (!['GET', 'HEAD', 'POST'].includes(method))
+      throw new RestError(
+        405,
+        'PGRST101',
+        'Only GET, HEAD or POST methods are allowed for RPC',
+        null,
+        null,
+      );
+    return callFunction(rt, req, fnName);
+  }
+  if (decoded.length !== 1 || !decoded[0]) {
+    throw new RestError(404, 'PGRST125', `Invalid path specified in request URL`, null, null);
+  }
+  const table = findTable(cache, schema, decoded[0]);
+  switch (method) {
+    case 'OPTIONS':
+      return new Response(null, { status: 200, headers: { allow: allowFor(table) } });
+    case 'GET':
+    case 'HEAD':
+      return readTable(rt, req, table);
+    case 'POST':
+    case 'PUT':
+      return insert(rt, req, table);
+    default:
+      return updateOrDelete(rt, req, table);
+  }
+}
+
+/** The PostgREST-compatible REST + rpc service under /rest/v1. */
+export const restService: ServiceModule = {
+  name: 'rest',
+  basePath: '/rest/v1',
+  keyAuth: true,
+  async create(ctx: ServerContext) {
+    const schemas = ctx.config.rest.schemas;
+    let cache = await loadSchemaCache(ctx.db, schemas);
+    const reload = async () => {
+      try {
+        cache = await loadSchemaCache(ctx.db, schemas);
+        ctx.log('rest: schema cache reloaded');
+      } catch (error) {
+        ctx.log(`rest: schema cache reload failed: ${String(error)}`);
+      }
+    };
+    const unlisten = await ctx.db.listen('pgrst', (payload) => {
+      if (payload === 'reload schema' || payload === '') void reload();
+    });
+    const rt: Runtime = { config: ctx.config, db: ctx.db, cache: () => cache };
+    const routes = new Hono<AppEnv>();
+    routes.all('*', async (c) => {
+      try {
+        return await handle(rt, c.req.raw, c.get('gateway'), '/rest/v1');
+      } catch (error) {
+        if (error instanceof RestError) return errorResponse(error);
+        const pg = pgError(error);
+        if (pg) {
+          const authed = await authenticate(c.get('gateway'), rt.config.jwtSecret).then(
+            (p) => p.authenticated,
+            () => false,
+          );
+          return errorResponse(fromPgError(pg, authed));
+        }
+        throw error;
+      }
+    });
+    return {
+      routes,
+      async close() {
+        await unlisten();
+      },
+    };
+  },
+};

@@ -1,0 +1,125 @@
+import { RestError } from '../errors';
+import type { Field, Filter, LogicTree, Operation } from '../parse/ast';
+import { ident, jsonKey, type Params, pgArray } from './params';
+
+/** What a level offers to filter on: its alias, columns and embeds. */
+export interface Scope {
+  /** Quoted alias of the level's relation. */
+  alias: string;
+  /** Display name in errors (`table`). */
+  name: string;
+  columns: Map<string, { type: string }>;
+  /** Embeds at this level by name and alias → their SQL "found" expression. */
+  embeds: Map<string, { found: string }>;
+}
+
+const SQL_OPS: Record<string, string> = {
+  eq: '=',
+  neq: '<>',
+  gt: '>',
+  gte: '>=',
+  lt: '<',
+  lte: '<=',
+  like: 'LIKE',
+  ilike: 'ILIKE',
+  match: '~',
+  imatch: '~*',
+  isdistinct: 'IS DISTINCT FROM',
+  cs: '@>',
+  cd: '<@',
+  ov: '&&',
+  sl: '<<',
+  sr: '>>',
+  nxr: '&<',
+  nxl: '&>',
+  adj: '-|-',
+};
+
+const FTS_FUNCTIONS: Record<string, string> = {
+  fts: 'to_tsquery',
+  plfts: 'plainto_tsquery',
+  phfts: 'phraseto_tsquery',
+  wfts: 'websearch_to_tsquery',
+};
+
+/** The error PostgREST reports for a column the relation does not have. */
+export const unknownColumn = (table: string, column: string) =>
+  new RestError(400, '42703', `column ${table}.${column} does not exist`, null, null);
+
+/** `"alias"."col"->'a'->>'b'` after checking the column exists. */
+export function fieldSql(scope: Scope, field: Field): string {
+  if (!scope.columns.has(field.name)) throw unknownColumn(scope.name, field.name);
+  let sql = `${scope.alias}.${ident(field.name)}`;
+  for (const step of field.path) sql += `${step.arrow}${jsonKey(step.key)}`;
+  return sql;
+}
+
+function operationSql(
+  expr: string,
+  isTsvector: boolean,
+  operation: Operation,
+  params: Params,
+): string {
+  switch (operation.kind) {
+    case 'in':
+      return `${expr} = ANY(${params.add(pgArray(operation.values))})`;
+    case 'is':
+      return `${expr} IS ${operation.value === 'not_null' ? 'NOT NULL' : operation.value.toUpperCase()}`;
+    case 'fts': {
+      const config = operation.config ? `${params.add(operation.config)}::regconfig, ` : '';
+      const doc = isTsvector ? expr : `to_tsvector(${config}${expr})`;
+      return `${doc} @@ ${FTS_FUNCTIONS[operation.op]}(${config}${params.add(operation.value)})`;
+    }
+    case 'simple': {
+      const op = SQL_OPS[operation.op] as string;
+      const value =
+        operation.op === 'like' || operation.op === 'ilike'
+          ? operation.value.replace(/\*/g, '%')
+          : operation.value;
+      if (operation.quantifier) {
+        return `${expr} ${op} ${operation.quantifier.toUpperCase()}(${params.add(value)})`;
+      }
+      return `${expr} ${op} ${params.add(value)}`;
+    }
+  }
+}
+
+/** One filter as a boolean SQL expression. */
+export function filterSql(scope: Scope, filter: Filter, params: Params): string {
+  const { field, operation } = filter;
+  const embed =
+    field.path.length === 0 && !scope.columns.has(field.name)
+      ? scope.embeds.get(field.name)
+      : undefined;
+  let sql: string;
+  if (embed) {
+    if (operation.kind !== 'is' || (operation.value !== 'null' && operation.value !== 'not_null')) {
+      throw new RestError(
+        400,
+        'PGRST120',
+        `Bad operator on the '${field.name}' embedded resource`,
+        'Only is null or not is null filters are allowed on embedded resources',
+      );
+    }
+    sql = operation.value === 'null' ? `${embed.found} IS NOT TRUE` : `${embed.found} IS TRUE`;
+  } else {
+    const expr = fieldSql(scope, field);
+    const isTsvector =
+      field.path.length === 0 && scope.columns.get(field.name)?.type === 'tsvector';
+    sql = operationSql(expr, isTsvector, operation, params);
+  }
+  return filter.negate ? `NOT (${sql})` : sql;
+}
+
+/** An and/or tree as SQL. */
+export function logicSql(scope: Scope, tree: LogicTree, params: Params): string {
+  const parts = tree.children.map((child) =>
+    child.kind === 'logic' ? logicSql(scope, child, params) : filterSql(scope, child, params),
+  );
+  const joined = parts.length
+    ? `(${parts.join(tree.op === 'and' ? ' AND ' : ' OR ')})`
+    : tree.op === 'and'
+      ? 'TRUE'
+      : 'FALSE';
+  return tree.negate ? `NOT ${joined}` : joined;
+}
