@@ -44,6 +44,24 @@ export interface RestOptions {
   aggregatesEnabled?: boolean;
 }
 
+/** Edge functions settings (`/functions/v1`). */
+export interface FunctionsOptions {
+  /**
+   * Wall-clock limit of one invocation in milliseconds, from dispatch to the end of the
+   * response body; past it the worker is stopped and the call answers 546 WORKER_LIMIT.
+   * Default 150000 (the hosted gateway's 150 s).
+   */
+  wallTimeMs?: number;
+  /** JavaScript heap limit of one function worker in MB (hosted: 256). Default 256. */
+  memoryLimitMb?: number;
+  /**
+   * `verify_jwt`: one boolean for every function, or per function name. A per-name entry
+   * here wins over `[functions.<name>] verify_jwt` in `<functionsDir>/../config.toml`, which
+   * wins over a boolean here. Default true.
+   */
+  verifyJwt?: boolean | Record<string, boolean>;
+}
+
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
   /** TCP port; 0 picks a free one. Default 54321. */
@@ -64,6 +82,7 @@ export interface StartServerOptions {
   jwtSecret?: string;
   auth?: AuthOptions;
   rest?: RestOptions;
+  functions?: FunctionsOptions;
   /** Log requests and mails to the console. Default false. */
   log?: boolean;
 }
@@ -91,6 +110,12 @@ export interface ServerConfig {
     rateLimits: AuthRateLimits | false;
   };
   rest: Required<RestOptions>;
+  functions: {
+    wallTimeMs: number;
+    memoryLimitMb: number;
+    /** Global default (null: not set) and per-name overrides. */
+    verifyJwt: { all: boolean | null; byName: Record<string, boolean> };
+  };
   log: boolean;
 }
 
@@ -144,6 +169,23 @@ export async function resolveConfig(options: StartServerOptions = {}): Promise<S
       maxRows: options.rest?.maxRows ?? 1000,
       aggregatesEnabled: options.rest?.aggregatesEnabled ?? false,
     },
+    functions: resolveFunctions(options.functions ?? {}),
     log: options.log ?? false,
+  };
+}
+
+function resolveFunctions(options: FunctionsOptions): ServerConfig['functions'] {
+  const wallTimeMs = options.wallTimeMs ?? 150_000;
+  const memoryLimitMb = options.memoryLimitMb ?? 256;
+  if (!(wallTimeMs > 0)) throw new Error('functions.wallTimeMs must be a positive number');
+  if (!(memoryLimitMb >= 16)) throw new Error('functions.memoryLimitMb must be at least 16');
+  const verify = options.verifyJwt;
+  return {
+    wallTimeMs,
+    memoryLimitMb,
+    verifyJwt:
+      typeof verify === 'boolean'
+        ? { all: verify, byName: {} }
+        : { all: null, byName: { ...(verify ?? {}) } },
   };
 }

@@ -1,7 +1,8 @@
+import { functionsService } from './functions/index';
 import type { ServiceModule } from './service';
 
 /**
  * Every service of the server, in mount order. Each lives in its own folder and owns its
  * protocol; this list is the only place that names them all.
  */
-export const SERVICES: readonly ServiceModule[] = [];
+export const SERVICES: readonly ServiceModule[] = [functionsService];

@@ -1,0 +1,169 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import { build } from 'esbuild';
+import { type Context, Hono } from 'hono';
+import { bearerToken, verifyJwt } from '../http/jwt';
+import type { AppEnv, ServerContext, ServiceInstance, ServiceModule } from '../service';
+import { CompileError, Compiler } from './compile';
+import { HOP_BY_HOP } from './protocol';
+import {
+  bootError,
+  invalidJwt,
+  missingAuthorization,
+  notFound,
+  workerError,
+  workerLimit,
+} from './responses';
+import { FunctionSettings } from './settings';
+import { FunctionWorker, InvokeFailure, type InvokeRequest } from './worker';
+
+const BASE_PATH = '/functions/v1';
+/** Function names: the hosted slug rule; `_shared` and dot-folders are never functions. */
+const NAME = /^\/([A-Za-z0-9][A-Za-z0-9_-]*)(\/.*)?$/;
+const ENTRIES = ['index.ts', 'index.js', 'index.mjs', 'index.tsx'];
+
+/** The worker runtime's source: beside this file, or under src/ when running from dist/. */
+function runtimeSource(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const candidates = [
+    join(here, 'worker-runtime.ts'),
+    resolve(here, '../src/functions/worker-runtime.ts'),
+  ];
+  const found = candidates.find((path) => existsSync(path));
+  if (!found) throw new Error('functions: worker-runtime.ts not found');
+  return found;
+}
+
+async function findEntry(dir: string): Promise<string | null> {
+  for (const file of ENTRIES) {
+    const path = join(dir, file);
+    if ((await stat(path).catch(() => null))?.isFile()) return path;
+  }
+  return null;
+}
+
+function remoteOf(c: Context<AppEnv>): InvokeRequest['remote'] {
+  try {
+    const { remote } = getConnInfo(c);
+    return { hostname: remote.address ?? '127.0.0.1', port: remote.port ?? 0 };
+  } catch {
+    return { hostname: '127.0.0.1', port: 0 };
+  }
+}
+
+/**
+ * Edge functions under `/functions/v1/<name>[/sub][?query]`: `functionsDir/<name>/index.ts`
+ * (or .js), compiled with esbuild and run in worker threads with the hosted runtime's
+ * limits and error answers (PROTOCOLS.md §5). No gateway key-auth and no gateway CORS: a
+ * function answers its own preflights, and `verify_jwt` (per function, default on) is the
+ * only check before it.
+ */
+async function createFunctions(ctx: ServerContext): Promise<ServiceInstance> {
+  const { config } = ctx;
+  const cacheDir = await mkdtemp(join(tmpdir(), 'backend-functions-'));
+  const runtimePath = join(cacheDir, 'runtime.mjs');
+  await build({
+    entryPoints: [runtimeSource()],
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    outfile: runtimePath,
+    logLevel: 'silent',
+  });
+  const compiler = new Compiler(cacheDir);
+  const settings = new FunctionSettings(config);
+  const current = new Map<string, FunctionWorker>();
+  const all = new Set<FunctionWorker>();
+
+  const report = (name: string) => (line: string, stream: 'out' | 'err') =>
+    (stream === 'out' ? process.stdout : process.stderr).write(`[functions] ${name}: ${line}\n`);
+
+  const workerFor = async (name: string, entry: string): Promise<FunctionWorker> => {
+    const compiled = await compiler.current(name, entry);
+    const env = await settings.env();
+    const envKey = JSON.stringify(env);
+    const existing = current.get(name);
+    if (existing && !existing.dead && existing.build === compiled && existing.envKey === envKey) {
+      return existing;
+    }
+    existing?.retire();
+    const worker = new FunctionWorker(compiled, envKey, {
+      runtimePath,
+      env,
+      memoryLimitMb: config.functions.memoryLimitMb,
+      wallTimeMs: config.functions.wallTimeMs,
+      report: report(name),
+      onExit: () => all.delete(worker),
+    });
+    current.set(name, worker);
+    all.add(worker);
+    return worker;
+  };
+
+  const routes = new Hono<AppEnv>();
+  routes.all('*', async (c) => {
+    const match = NAME.exec(c.req.path.slice(BASE_PATH.length));
+    const name = match?.[1];
+    if (!config.functionsDir || !name) return notFound();
+    const entry = await findEntry(join(config.functionsDir, name));
+    if (!entry) return notFound();
+
+    const method = c.req.method;
+    if (method !== 'OPTIONS' && (await settings.verifyJwt(name))) {
+      const header = c.req.header('authorization');
+      if (!header) return missingAuthorization();
+      const token = bearerToken(header);
+      if (!token || !(await verifyJwt(token, config.jwtSecret)).ok) return invalidJwt();
+    }
+
+    let worker: FunctionWorker;
+    try {
+      worker = await workerFor(name, entry);
+    } catch (error) {
+      if (!(error instanceof CompileError)) throw error;
+      report(name)(`boot error: ${error.message}`, 'err');
+      return bootError();
+    }
+    const url = new URL(c.req.url);
+    const headers: [string, string][] = [];
+    c.req.raw.headers.forEach((value, key) => {
+      if (!HOP_BY_HOP.has(key)) headers.push([key, value]);
+    });
+    try {
+      return await worker.invoke({
+        method,
+        url: `${url.origin}/${name}${match?.[2] ?? ''}${url.search}`,
+        headers,
+        body: c.req.raw.body,
+        signal: c.req.raw.signal,
+        remote: remoteOf(c),
+      });
+    } catch (error) {
+      if (!(error instanceof InvokeFailure)) throw error;
+      if (error.kind === 'boot') return bootError();
+      return error.kind === 'limit' ? workerLimit() : workerError();
+    }
+  });
+
+  return {
+    routes,
+    async close() {
+      await Promise.all([...all].map((worker) => worker.stop()));
+      await rm(cacheDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The functions service module (see {@link createFunctions}). */
+export const functionsService: ServiceModule = {
+  name: 'functions',
+  basePath: BASE_PATH,
+  keyAuth: false,
+  cors: false,
+  create: createFunctions,
+};

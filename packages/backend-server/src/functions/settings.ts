@@ -1,0 +1,97 @@
+import { readFile, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { parseEnv } from 'node:util';
+import type { ServerConfig } from '../config';
+
+/**
+ * `[functions.<name>] verify_jwt = true|false` entries of a Supabase `config.toml` (the
+ * only keys read here; everything else in the file is ignored).
+ */
+export function parseVerifyJwt(toml: string): Record<string, boolean> {
+  const result: Record<string, boolean> = {};
+  let current: string | null = null;
+  for (const raw of toml.split(/\r?\n/)) {
+    const line = raw.replace(/\s+#.*$/, '').trim();
+    if (line.startsWith('#') || line === '') continue;
+    const section = /^\[\s*functions\.(?:"([^"]+)"|'([^']+)'|([A-Za-z0-9_-]+))\s*\]$/.exec(line);
+    if (section) {
+      current = section[1] ?? section[2] ?? section[3] ?? null;
+      continue;
+    }
+    if (line.startsWith('[')) {
+      current = null;
+      continue;
+    }
+    const entry = /^verify_jwt\s*=\s*(true|false)$/.exec(line);
+    if (current && entry) result[current] = entry[1] === 'true';
+  }
+  return result;
+}
+
+/** A file read again only when its stamp changes. */
+class WatchedFile<T> {
+  private stampSeen = '';
+  private value: T;
+
+  constructor(
+    private readonly path: string | null,
+    private readonly parse: (text: string) => T,
+    private readonly empty: T,
+  ) {
+    this.value = empty;
+  }
+
+  async get(): Promise<T> {
+    if (!this.path) return this.empty;
+    const s = await stat(this.path).catch(() => null);
+    const now = s ? `${s.mtimeMs}:${s.size}:${s.ino}` : 'missing';
+    if (now !== this.stampSeen) {
+      this.stampSeen = now;
+      this.value = s ? this.parse(await readFile(this.path, 'utf8')) : this.empty;
+    }
+    return this.value;
+  }
+}
+
+/** Entries of `functionsDir/.env`; names starting with `SUPABASE_` are reserved and skipped. */
+export function parseDotEnv(text: string): Record<string, string> {
+  const parsed = parseEnv(text) as Record<string, string>;
+  const result: Record<string, string> = {};
+  for (const [key, value] of Object.entries(parsed)) {
+    if (!key.startsWith('SUPABASE_')) result[key] = value;
+  }
+  return result;
+}
+
+/**
+ * Per-function settings that live in files next to the functions and may change while the
+ * server runs: `verify_jwt` (options, then `<functionsDir>/../config.toml`) and the env
+ * (the platform's variables, then `<functionsDir>/.env`).
+ */
+export class FunctionSettings {
+  private readonly toml: WatchedFile<Record<string, boolean>>;
+  private readonly dotenv: WatchedFile<Record<string, string>>;
+
+  constructor(private readonly config: ServerConfig) {
+    const dir = config.functionsDir;
+    this.toml = new WatchedFile(dir ? join(dirname(dir), 'config.toml') : null, parseVerifyJwt, {});
+    this.dotenv = new WatchedFile(dir ? join(dir, '.env') : null, parseDotEnv, {});
+  }
+
+  async verifyJwt(name: string): Promise<boolean> {
+    const { all, byName } = this.config.functions.verifyJwt;
+    return byName[name] ?? (await this.toml.get())[name] ?? all ?? true;
+  }
+
+  /** The env a function's worker starts with; the platform's variables win over `.env`. */
+  async env(): Promise<Record<string, string>> {
+    const { config } = this;
+    return {
+      ...(await this.dotenv.get()),
+      SUPABASE_URL: config.url,
+      SUPABASE_ANON_KEY: config.anonKey,
+      SUPABASE_SERVICE_ROLE_KEY: config.serviceRoleKey,
+      ...(config.databaseUrl ? { SUPABASE_DB_URL: config.databaseUrl } : {}),
+    };
+  }
+}

@@ -1,0 +1,297 @@
+import { Worker } from 'node:worker_threads';
+import type { Build } from './compile';
+import { type FromWorker, ownBuffer, type ToWorker, type WorkerBoot } from './protocol';
+
+/** How a call failed, as the hosted runtime classifies it. */
+export type FailureKind = 'boot' | 'error' | 'limit';
+
+/** A call that did not get a response from the function. */
+export class InvokeFailure extends Error {
+  constructor(
+    readonly kind: FailureKind,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface WorkerOptions {
+  /** The compiled worker runtime (worker-runtime.ts). */
+  runtimePath: string;
+  env: Record<string, string>;
+  memoryLimitMb: number;
+  wallTimeMs: number;
+  /** Where the worker's console output and failures are reported. */
+  report(line: string, stream: 'out' | 'err'): void;
+  /** Called once the thread has ended. */
+  onExit(): void;
+}
+
+/** What the server forwards to a function. */
+export interface InvokeRequest {
+  method: string;
+  /** The URL the function sees: `/functions/v1` stripped, query kept. */
+  url: string;
+  headers: [string, string][];
+  body: ReadableStream<Uint8Array> | null;
+  /** Aborts when the client goes away. */
+  signal: AbortSignal;
+  remote: { hostname: string; port: number };
+}
+
+interface Call {
+  timer: NodeJS.Timeout;
+  head: { resolve(response: Response): void; reject(error: InvokeFailure): void };
+  headSent: boolean;
+  body: ReadableStreamDefaultController<Uint8Array> | null;
+  pulling: (() => void) | null;
+  requestBody: ReadableStreamDefaultReader<Uint8Array> | null;
+  unlisten: () => void;
+}
+
+let nextCallId = 1;
+
+/**
+ * One worker thread running one build of one function. It serves concurrent calls (like
+ * an isolate of the hosted runtime) until it fails, hits a limit, or is retired because
+ * its function changed. A failure never reaches the server: the worker is stopped and its
+ * calls are answered with the hosted runtime's errors by the caller.
+ */
+export class FunctionWorker {
+  readonly ready: Promise<void>;
+  dead = false;
+  private readonly worker: Worker;
+  private readonly calls = new Map<number, Call>();
+  private retiring = false;
+  private booted = false;
+  private failure: InvokeFailure | null = null;
+
+  constructor(
+    readonly build: Build,
+    readonly envKey: string,
+    private readonly options: WorkerOptions,
+  ) {
+    const boot: WorkerBoot = {
+      bundleUrl: build.bundleUrl,
+      functionDir: build.dir,
+      name: build.name,
+    };
+    this.worker = new Worker(options.runtimePath, {
+      workerData: boot,
+      env: options.env,
+      execArgv: [],
+      stdout: true,
+      stderr: true,
+      name: `function ${build.name}`,
+      resourceLimits: { maxOldGenerationSizeMb: options.memoryLimitMb },
+    });
+    forwardLines(this.worker.stdout, (line) => options.report(line, 'out'));
+    forwardLines(this.worker.stderr, (line) => options.report(line, 'err'));
+    this.ready = new Promise<void>((resolve, reject) => {
+      this.worker.on('message', (message: FromWorker) => {
+        if (message.t === 'ready') {
+          this.booted = true;
+          resolve();
+        } else if (message.t === 'boot-error') {
+          this.options.report(`boot error: ${message.message}`, 'err');
+          this.fail(new InvokeFailure('boot', message.message));
+        } else this.onMessage(message);
+      });
+      this.worker.on('error', (error: Error & { code?: string }) => {
+        const limit = error.code === 'ERR_WORKER_OUT_OF_MEMORY';
+        this.options.report(
+          limit ? 'memory limit reached, worker stopped' : `worker error: ${error.stack ?? error}`,
+          'err',
+        );
+        this.failure ??= new InvokeFailure(
+          limit ? 'limit' : this.booted ? 'error' : 'boot',
+          error.message,
+        );
+      });
+      this.worker.on('exit', () => {
+        const failure =
+          this.failure ?? new InvokeFailure(this.booted ? 'error' : 'boot', 'the worker exited');
+        this.dead = true;
+        reject(failure);
+        this.failAll(failure);
+        this.options.onExit();
+      });
+    });
+    this.ready.catch(() => {});
+  }
+
+  /** Runs one call; resolves with the function's response (its body streamed from the worker). */
+  async invoke(request: InvokeRequest): Promise<Response> {
+    const id = nextCallId++;
+    const response = new Promise<Response>((resolve, reject) => {
+      const onAbort = () => this.cancel(id);
+      request.signal.addEventListener('abort', onAbort, { once: true });
+      this.calls.set(id, {
+        timer: setTimeout(() => this.onWallTime(), this.options.wallTimeMs),
+        head: { resolve, reject },
+        headSent: false,
+        body: null,
+        pulling: null,
+        requestBody: request.body ? request.body.getReader() : null,
+        unlisten: () => request.signal.removeEventListener('abort', onAbort),
+      });
+    });
+    response.catch(() => {}); // the caller awaits it; a failure before dispatch is thrown below
+    try {
+      await this.ready;
+    } catch (error) {
+      this.finish(id);
+      throw error;
+    }
+    this.post({
+      t: 'req',
+      id,
+      method: request.method,
+      url: request.url,
+      headers: request.headers,
+      hasBody: request.body !== null,
+      remote: request.remote,
+    });
+    return response;
+  }
+
+  /** Stops taking calls; the thread ends when its last call is done. */
+  retire(): void {
+    this.retiring = true;
+    if (this.calls.size === 0) void this.stop();
+  }
+
+  /** Ends the thread now (server shutdown). */
+  async stop(): Promise<void> {
+    this.dead = true;
+    await this.worker.terminate();
+  }
+
+  private post(message: ToWorker, transfer: ArrayBuffer[] = []) {
+    if (!this.dead) this.worker.postMessage(message, transfer);
+  }
+
+  private onWallTime() {
+    this.options.report(
+      `wall-clock limit of ${this.options.wallTimeMs} ms reached, worker stopped`,
+      'err',
+    );
+    this.fail(new InvokeFailure('limit', 'wall-clock limit reached'));
+  }
+
+  /** Stops the thread; every open call fails with `failure`. */
+  private fail(failure: InvokeFailure) {
+    this.failure ??= failure;
+    this.failAll(this.failure);
+    void this.stop();
+  }
+
+  private failAll(failure: InvokeFailure) {
+    for (const [id, call] of this.calls) {
+      if (call.headSent) call.body?.error(failure);
+      else call.head.reject(failure);
+      call.pulling?.();
+      this.finish(id);
+    }
+  }
+
+  private finish(id: number) {
+    const call = this.calls.get(id);
+    if (!call) return;
+    clearTimeout(call.timer);
+    call.unlisten();
+    call.requestBody?.cancel().catch(() => {});
+    this.calls.delete(id);
+    if (this.retiring && this.calls.size === 0) void this.stop();
+  }
+
+  private cancel(id: number) {
+    const call = this.calls.get(id);
+    if (!call) return;
+    this.post({ t: 'cancel', id });
+    if (!call.headSent) call.head.reject(new InvokeFailure('error', 'the client went away'));
+    this.finish(id);
+  }
+
+  private onMessage(message: FromWorker) {
+    if (!('id' in message)) return;
+    const call = this.calls.get(message.id);
+    if (!call) return;
+    switch (message.t) {
+      case 'pull-body':
+        void this.pumpRequestBody(message.id, call);
+        return;
+      case 'head':
+        call.headSent = true;
+        call.head.resolve(this.response(message, call));
+        if (!message.hasBody) this.finish(message.id);
+        return;
+      case 'chunk':
+        call.body?.enqueue(message.chunk);
+        call.pulling?.();
+        return;
+      case 'end':
+        call.body?.close();
+        call.pulling?.();
+        this.finish(message.id);
+        return;
+      case 'error':
+        call.head.reject(new InvokeFailure('error', message.message));
+        this.finish(message.id);
+        return;
+      case 'stream-error':
+        call.body?.error(new Error(message.message));
+        this.finish(message.id);
+        return;
+    }
+  }
+
+  private async pumpRequestBody(id: number, call: Call) {
+    const next = await call.requestBody?.read().catch(() => null);
+    if (next && !next.done && next.value) {
+      const chunk = ownBuffer(next.value);
+      this.post({ t: 'body', id, chunk }, [chunk.buffer]);
+    } else this.post({ t: 'body-end', id });
+  }
+
+  private response(head: Extract<FromWorker, { t: 'head' }>, call: Call): Response {
+    const id = head.id;
+    const body = head.hasBody
+      ? new ReadableStream<Uint8Array>(
+          {
+            start: (controller) => {
+              call.body = controller;
+            },
+            pull: () =>
+              new Promise<void>((resolve) => {
+                if (!this.calls.has(id)) return resolve();
+                call.pulling = () => {
+                  call.pulling = null;
+                  resolve();
+                };
+                this.post({ t: 'pull', id });
+              }),
+            cancel: () => this.cancel(id),
+          },
+          { highWaterMark: 0 },
+        )
+      : null;
+    const headers = new Headers();
+    for (const [key, value] of head.headers) headers.append(key, value);
+    return new Response(body, { status: head.status, statusText: head.statusText, headers });
+  }
+}
+
+/** Calls `line` for every complete line a worker stream writes. */
+function forwardLines(stream: NodeJS.ReadableStream, line: (text: string) => void) {
+  let rest = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    const lines = (rest + chunk).split('\n');
+    rest = lines.pop() ?? '';
+    for (const l of lines) line(l);
+  });
+  stream.on('end', () => {
+    if (rest) line(rest);
+  });
+}
