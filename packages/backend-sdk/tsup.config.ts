@@ -4,6 +4,8 @@ import { defineConfig } from 'tsup';
 export const entries = {
   index: 'src/index.ts',
   'rest/index': 'src/rest/index.ts',
+  'auth/index': 'src/auth/index.ts',
+  'functions/index': 'src/functions/index.ts',
 };
 
 export default defineConfig({

@@ -1,0 +1,416 @@
+/**
+ * The auth capability (GoTrue protocol under `/auth/v1`): sign-up and sign-in flows, user
+ * updates, sign-out, PKCE, and the admin API. Session state lives in {@link SessionManager}.
+ */
+import { AuthError } from '../errors';
+import { createHttp, type Http } from '../http/index';
+import { AdminApi } from './admin';
+import { asSession, attempt, authFetch, jwtPayload } from './api';
+import { challengeOf, createVerifier } from './pkce';
+import { SessionManager } from './session';
+import type {
+  AuthClientOptions,
+  AuthOptions,
+  AuthResult,
+  OtpCredentials,
+  PasswordCredentials,
+  Session,
+  SignUpCredentials,
+  User,
+  UserAndSession,
+  UserAttributes,
+  VerifyOtpParams,
+} from './types';
+
+const RECOVERY = '/PASSWORD_RECOVERY';
+const none = { user: null, session: null };
+const captcha = (o?: { captchaToken?: string }) => ({ captcha_token: o?.captchaToken });
+
+/** The auth client of one project. */
+export class AuthClient extends SessionManager {
+  /** Admin API (needs the service role key as the client's key). */
+  readonly admin: AdminApi;
+
+  constructor(http: Http, options: AuthOptions = {}) {
+    super(http, options);
+    this.admin = new AdminApi(http);
+  }
+
+  /** `code_challenge` + method for PKCE flows (nulls in the implicit flow). */
+  private async pkce(recovery = false) {
+    if (this.options.flowType !== 'pkce')
+      return { code_challenge: null, code_challenge_method: null };
+    const verifier = createVerifier();
+    await this.storage.setItem(
+      `${this.storageKey}-code-verifier`,
+      verifier + (recovery ? RECOVERY : ''),
+    );
+    const [challenge, method] = await challengeOf(verifier);
+    return { code_challenge: challenge, code_challenge_method: method };
+  }
+
+  /** Saves the session of a sign-in response and returns `{ user, session }`. */
+  private async signedIn(body: unknown, event: 'SIGNED_IN' | 'PASSWORD_RECOVERY' = 'SIGNED_IN') {
+    const session = asSession(body, this.timers.now());
+    if (session) await this.saveSession(session, event);
+    const user = (
+      (session?.user ?? (body as { id?: string } | null)?.id) ? body : null
+    ) as User | null;
+    return { user: session?.user ?? user, session };
+  }
+
+  /**
+   * Creates a user with email or phone and password. With auto-confirm on, signs in.
+   *
+   * @example
+   * const { data, error } = await auth.signUp({ email: 'a@example.com', password: 'secret1' });
+   */
+  signUp(credentials: SignUpCredentials): Promise<AuthResult<UserAndSession>> {
+    return attempt(none, async () => {
+      const { options, password } = credentials;
+      const who =
+        'email' in credentials ? { email: credentials.email } : { phone: credentials.phone };
+      const body = await authFetch(this.http, {
+        method: 'POST',
+        path: '/signup',
+        query: { redirect_to: options?.emailRedirectTo },
+        body: {
+          ...who,
+          password,
+          data: options?.data ?? {},
+          gotrue_meta_security: captcha(options),
+          ...('email' in credentials ? await this.pkce() : { channel: options?.channel ?? 'sms' }),
+        },
+      });
+      return this.signedIn(body);
+    });
+  }
+
+  /**
+   * Signs in with email or phone and password.
+   *
+   * @example
+   * const { data: { session }, error } = await auth.signInWithPassword({ email, password });
+   */
+  signInWithPassword(credentials: PasswordCredentials): Promise<AuthResult<UserAndSession>> {
+    return attempt(none, async () => {
+      const who =
+        'email' in credentials ? { email: credentials.email } : { phone: credentials.phone };
+      const body = await authFetch(this.http, {
+        method: 'POST',
+        path: '/token',
+        query: { grant_type: 'password' },
+        body: {
+          ...who,
+          password: credentials.password,
+          gotrue_meta_security: captcha(credentials.options),
+        },
+      });
+      return this.signedIn(body);
+    });
+  }
+
+  /**
+   * Sends a one-time code / magic link by email, or a code by SMS.
+   *
+   * @example
+   * await auth.signInWithOtp({ email: 'a@example.com' });
+   */
+  signInWithOtp(
+    credentials: OtpCredentials,
+  ): Promise<AuthResult<UserAndSession & { messageId?: null }>> {
+    return attempt({ ...none, messageId: null }, async () => {
+      const o = credentials.options;
+      const common = {
+        data: o?.data ?? {},
+        create_user: o?.shouldCreateUser ?? true,
+        gotrue_meta_security: captcha(o),
+      };
+      const body =
+        'email' in credentials
+          ? { email: credentials.email, ...common, ...(await this.pkce()) }
+          : { phone: credentials.phone, ...common, channel: o?.channel ?? 'sms' };
+      const res = (await authFetch(this.http, {
+        method: 'POST',
+        path: '/otp',
+        query: { redirect_to: o?.emailRedirectTo },
+        body,
+      })) as { message_id?: string } | null;
+      return { ...none, messageId: (res?.message_id ?? null) as null };
+    });
+  }
+
+  /**
+   * Verifies a one-time code (or a token hash from an email link) and signs in.
+   *
+   * @example
+   * await auth.verifyOtp({ email, token: '123456', type: 'email' });
+   */
+  verifyOtp(params: VerifyOtpParams): Promise<AuthResult<UserAndSession>> {
+    return attempt(none, async () => {
+      const { options, ...rest } = params;
+      const body = await authFetch(this.http, {
+        method: 'POST',
+        path: '/verify',
+        query: { redirect_to: options?.redirectTo },
+        body: { ...rest, gotrue_meta_security: captcha(options as { captchaToken?: string }) },
+      });
+      return this.signedIn(body, params.type === 'recovery' ? 'PASSWORD_RECOVERY' : 'SIGNED_IN');
+    });
+  }
+
+  /**
+   * Signs in as a new anonymous user.
+   *
+   * @example
+   * const { data: { user } } = await auth.signInAnonymously();
+   */
+  signInAnonymously(
+    options: { data?: Record<string, unknown>; captchaToken?: string } = {},
+  ): Promise<AuthResult<UserAndSession>> {
+    return attempt(none, async () => {
+      const body = await authFetch(this.http, {
+        method: 'POST',
+        path: '/signup',
+        body: { data: options.data ?? {}, gotrue_meta_security: captcha(options) },
+      });
+      return this.signedIn(body);
+    });
+  }
+
+  /**
+   * Sends a confirmation / OTP message again.
+   *
+   * @example
+   * await auth.resend({ type: 'signup', email });
+   */
+  resend(
+    params: (
+      | { type: 'signup' | 'email_change'; email: string }
+      | { type: 'sms' | 'phone_change'; phone: string }
+    ) & {
+      options?: { emailRedirectTo?: string; captchaToken?: string };
+    },
+  ): Promise<AuthResult<UserAndSession & { messageId?: null }>> {
+    return attempt({ ...none, messageId: null }, async () => {
+      const { options, ...rest } = params;
+      const res = (await authFetch(this.http, {
+        method: 'POST',
+        path: '/resend',
+        query: { redirect_to: options?.emailRedirectTo },
+        body: { ...rest, gotrue_meta_security: captcha(options) },
+      })) as { message_id?: string } | null;
+      return { ...none, messageId: (res?.message_id ?? null) as null };
+    });
+  }
+
+  /**
+   * Sends a password-reset email; the link signs in with PASSWORD_RECOVERY.
+   *
+   * @example
+   * await auth.resetPasswordForEmail(email, { redirectTo: 'https://app.example.com/reset' });
+   */
+  resetPasswordForEmail(
+    email: string,
+    options: { redirectTo?: string; captchaToken?: string } = {},
+  ): Promise<AuthResult<Record<string, never>>> {
+    return attempt({}, async () => {
+      await authFetch(this.http, {
+        method: 'POST',
+        path: '/recover',
+        query: { redirect_to: options.redirectTo },
+        body: { email, ...(await this.pkce(true)), gotrue_meta_security: captcha(options) },
+      });
+      return {};
+    });
+  }
+
+  /** The signed-in session or an `AuthSessionMissing` error. */
+  private async requireSession(): Promise<Session> {
+    const { data, error } = await this.getSession();
+    if (error) throw error;
+    if (!data.session)
+      throw new AuthError('Auth session missing!', { status: 400, code: 'session_missing' });
+    return data.session;
+  }
+
+  /**
+   * The user of the session (or of `jwt`), fetched from the server.
+   *
+   * @example
+   * const { data: { user } } = await auth.getUser();
+   */
+  getUser(jwt?: string): Promise<AuthResult<{ user: User }>> {
+    return attempt({ user: null }, async () => {
+      const token = jwt ?? (await this.requireSession()).access_token;
+      try {
+        const user = (await authFetch(this.http, { path: '/user', token })) as User;
+        return { user };
+      } catch (e) {
+        if (!jwt && (e as AuthError).code === 'session_not_found') await this.removeSession();
+        throw e;
+      }
+    });
+  }
+
+  /**
+   * Updates the signed-in user (email, phone, password, metadata); emits USER_UPDATED.
+   *
+   * @example
+   * await auth.updateUser({ data: { name: 'Ada' } });
+   */
+  updateUser(
+    attributes: UserAttributes,
+    options: { emailRedirectTo?: string } = {},
+  ): Promise<AuthResult<{ user: User }>> {
+    return attempt({ user: null }, async () => {
+      const session = await this.requireSession();
+      const user = (await authFetch(this.http, {
+        method: 'PUT',
+        path: '/user',
+        query: { redirect_to: options.emailRedirectTo },
+        token: session.access_token,
+        body: {
+          ...attributes,
+          ...(attributes.email
+            ? await this.pkce()
+            : { code_challenge: null, code_challenge_method: null }),
+        },
+      })) as User;
+      await this.saveSession({ ...session, user }, 'USER_UPDATED');
+      return { user };
+    });
+  }
+
+  /**
+   * Sets the session from tokens (e.g. from another context); refreshes it when expired.
+   *
+   * @example
+   * await auth.setSession({ access_token, refresh_token });
+   */
+  setSession(tokens: {
+    access_token: string;
+    refresh_token: string;
+  }): Promise<AuthResult<UserAndSession>> {
+    return attempt(none, async () => {
+      const claims = jwtPayload(tokens.access_token);
+      if (!claims || !tokens.refresh_token)
+        throw new AuthError('Invalid session tokens', { status: 400, code: 'invalid_argument' });
+      const now = Math.round(this.timers.now() / 1000);
+      const exp = Number(claims.exp ?? 0);
+      if (exp <= now) {
+        const r = await this.refreshWith(tokens.refresh_token);
+        if (r.error) throw r.error;
+        return r.data;
+      }
+      const user = (await authFetch(this.http, {
+        path: '/user',
+        token: tokens.access_token,
+      })) as User;
+      const session: Session = {
+        ...tokens,
+        token_type: 'bearer',
+        expires_in: exp - now,
+        expires_at: exp,
+        user,
+      };
+      await this.saveSession(session, 'SIGNED_IN');
+      return { user, session };
+    });
+  }
+
+  /**
+   * Refreshes the session now (the current one, or the one whose refresh token is given).
+   *
+   * @example
+   * const { data: { session } } = await auth.refreshSession();
+   */
+  async refreshSession(current?: { refresh_token: string }): Promise<AuthResult<UserAndSession>> {
+    await this.ready;
+    const token = current?.refresh_token ?? this.current()?.refresh_token;
+    if (!token)
+      return {
+        data: none,
+        error: new AuthError('Auth session missing!', { status: 400, code: 'session_missing' }),
+      };
+    return this.refreshWith(token);
+  }
+
+  /**
+   * Signs out: `global` (every session of the user, default), `local` (this one), or
+   * `others`. The local session is removed even when the server call fails.
+   *
+   * @example
+   * await auth.signOut({ scope: 'local' });
+   */
+  async signOut(
+    options: { scope?: 'global' | 'local' | 'others' } = {},
+  ): Promise<{ error: AuthError | null }> {
+    await this.ready;
+    const scope = options.scope ?? 'global';
+    const session = this.current();
+    let error: AuthError | null = null;
+    if (session) {
+      const r = await attempt({}, () =>
+        authFetch(this.http, {
+          method: 'POST',
+          path: '/logout',
+          query: { scope },
+          token: session.access_token,
+        }).then(() => ({})),
+      );
+      // An already-invalid session is signed out anyway, as the official client does.
+      if (r.error && ![401, 403, 404].includes(r.error.status)) error = r.error;
+    }
+    if (scope !== 'others' && !error) await this.removeSession();
+    return { error };
+  }
+
+  /**
+   * Exchanges the `code` of a PKCE redirect for a session (the verifier is in storage).
+   *
+   * @example
+   * const code = new URL(location.href).searchParams.get('code');
+   * if (code) await auth.exchangeCodeForSession(code);
+   */
+  exchangeCodeForSession(
+    authCode: string,
+  ): Promise<AuthResult<UserAndSession & { redirectType: string | null }>> {
+    return attempt({ ...none, redirectType: null }, async () => {
+      const key = `${this.storageKey}-code-verifier`;
+      const stored = (await this.storage.getItem(key)) ?? '';
+      const [verifier, redirectType] = stored.split('/');
+      if (!verifier)
+        throw new AuthError('PKCE code verifier not found in storage', {
+          status: 400,
+          code: 'pkce_verifier_missing',
+        });
+      const body = await authFetch(this.http, {
+        method: 'POST',
+        path: '/token',
+        query: { grant_type: 'pkce' },
+        body: { auth_code: authCode, code_verifier: verifier },
+      });
+      await this.storage.removeItem(key);
+      const recovery = redirectType === RECOVERY.slice(1);
+      const r = await this.signedIn(body, recovery ? 'PASSWORD_RECOVERY' : 'SIGNED_IN');
+      return { ...r, redirectType: redirectType ?? null };
+    });
+  }
+}
+
+/**
+ * An auth client alone.
+ *
+ * @example
+ * import { createAuthClient } from '@app/backend-sdk/auth';
+ * const auth = createAuthClient('http://127.0.0.1:54321', anonKey);
+ * await auth.signInWithPassword({ email, password });
+ */
+export function createAuthClient(
+  url: string,
+  key: string,
+  options: AuthClientOptions = {},
+): AuthClient {
+  return new AuthClient(createHttp({ ...options, url, key }), options);
+}

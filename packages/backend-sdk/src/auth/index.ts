@@ -1,0 +1,35 @@
+/**
+ * `@app/backend-sdk/auth` — the auth capability (GoTrue protocol), importable alone.
+ */
+
+export { AuthError, isAuthError } from '../errors';
+export {
+  AdminApi,
+  type AdminUserAttributes,
+  type GenerateLinkParams,
+  type GenerateLinkProperties,
+  type UserPage,
+} from './admin';
+export { AuthClient, createAuthClient } from './client';
+export { type LockFn, type LockManagerLike, memoryLock, webLock } from './lock';
+export { createScheduler, refreshMargin, type Scheduler, type Timers } from './refresh';
+export { SessionManager } from './session';
+export { memoryStorage } from './storage';
+export type {
+  AuthChangeEvent,
+  AuthClientOptions,
+  AuthListener,
+  AuthOptions,
+  AuthResult,
+  OtpCredentials,
+  OtpType,
+  PasswordCredentials,
+  Session,
+  SessionStorage,
+  SignUpCredentials,
+  User,
+  UserAndSession,
+  UserAttributes,
+  UserIdentity,
+  VerifyOtpParams,
+} from './types';

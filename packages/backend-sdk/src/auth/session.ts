@@ -1,0 +1,259 @@
+/**
+ * Session state of the auth capability: storage, events, auto refresh, and the
+ * single-flight refresh (one request per tab through a promise, one per browser through
+ * a lock that times out and is stolen, the result shared with other tabs through a
+ * BroadcastChannel). Listeners are never awaited while a lock or a refresh is held, so a
+ * listener may await any SDK call without deadlocking.
+ */
+import { AuthError } from '../errors';
+import type { Http } from '../http/index';
+import { asSession, attempt, authFetch, isRetryable } from './api';
+import { defaultLock, type LockFn } from './lock';
+import {
+  createScheduler,
+  refreshMargin,
+  type Scheduler,
+  systemTimers,
+  type Timers,
+} from './refresh';
+import { defaultStorage } from './storage';
+import type {
+  AuthChangeEvent,
+  AuthListener,
+  AuthOptions,
+  AuthResult,
+  Session,
+  SessionStorage,
+  UserAndSession,
+} from './types';
+
+interface Broadcast {
+  event: AuthChangeEvent;
+  session: Session | null;
+}
+
+/** The session half of the auth client (the API calls live in {@link AuthClient}). */
+export class SessionManager {
+  /** The HTTP layer auth requests go through. */
+  readonly http: Http;
+  /** Where the session is stored. */
+  readonly storageKey: string;
+  /** Resolves once the stored session is loaded (and refreshed when it had expired). */
+  readonly ready: Promise<void>;
+  protected readonly storage: SessionStorage;
+  protected readonly timers: Timers;
+  protected readonly options: AuthOptions;
+  private session: Session | null = null;
+  private readonly listeners = new Map<string, AuthListener>();
+  private nextId = 0;
+  private refreshing: Promise<AuthResult<UserAndSession>> | null = null;
+  private readonly lock: LockFn;
+  private readonly scheduler: Scheduler;
+  private readonly channel: BroadcastChannel | null = null;
+  private autoRefresh: boolean;
+
+  constructor(http: Http, options: AuthOptions = {}) {
+    this.http = http;
+    this.options = options;
+    this.storageKey =
+      options.storageKey ?? `sb-${new URL(http.url).hostname.split('.')[0]}-auth-token`;
+    this.storage = options.storage ?? defaultStorage();
+    this.timers = options.timers ?? systemTimers;
+    this.lock = options.lock ?? defaultLock();
+    this.autoRefresh = options.autoRefreshToken !== false;
+    this.scheduler = createScheduler(this.timers, () => this.refreshDue());
+    if (typeof BroadcastChannel !== 'undefined' && options.persistSession !== false) {
+      const channel = new BroadcastChannel(this.storageKey);
+      channel.onmessage = (e: MessageEvent<Broadcast>) => this.adopt(e.data);
+      (channel as { unref?: () => void }).unref?.();
+      this.channel = channel;
+    }
+    this.ready = this.load();
+  }
+
+  private async load(): Promise<void> {
+    const stored = await this.readStored();
+    if (!stored) return;
+    this.session = stored;
+    if (this.expiring(stored)) await this.refreshWith(stored.refresh_token);
+    else this.arm(stored);
+  }
+
+  /** The session in storage, or null. */
+  protected async readStored(): Promise<Session | null> {
+    if (this.options.persistSession === false) return this.session;
+    try {
+      const raw = await this.storage.getItem(this.storageKey);
+      const s = raw ? (JSON.parse(raw) as Session) : null;
+      return s?.access_token && s.refresh_token ? s : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** The current session without refreshing it (null before `ready` or when signed out). */
+  protected current(): Session | null {
+    return this.session;
+  }
+
+  /** Does `s` expire within the refresh margin? */
+  protected expiring(s: Session): boolean {
+    return (s.expires_at ?? 0) * 1000 - this.timers.now() < refreshMargin(s.expires_in);
+  }
+
+  private arm(s: Session) {
+    if (this.autoRefresh) this.scheduler.schedule((s.expires_at ?? 0) * 1000, s.expires_in);
+  }
+
+  /** Stores `session`, tells other tabs, and emits `event` when given. */
+  protected async saveSession(session: Session, event?: AuthChangeEvent): Promise<void> {
+    this.session = session;
+    if (this.options.persistSession !== false)
+      await this.storage.setItem(this.storageKey, JSON.stringify(session));
+    this.arm(session);
+    if (event) {
+      this.channel?.postMessage({ event, session } satisfies Broadcast);
+      this.emit(event, session);
+    }
+  }
+
+  /** Forgets the session everywhere and emits SIGNED_OUT. */
+  protected async removeSession(): Promise<void> {
+    const had = this.session !== null;
+    this.session = null;
+    this.scheduler.stop();
+    if (this.options.persistSession !== false) await this.storage.removeItem(this.storageKey);
+    this.channel?.postMessage({ event: 'SIGNED_OUT', session: null } satisfies Broadcast);
+    if (had) this.emit('SIGNED_OUT', null);
+  }
+
+  /** A session or sign-out broadcast by another tab. */
+  private adopt({ event, session }: Broadcast) {
+    if (session?.access_token === this.session?.access_token) return;
+    this.session = session;
+    if (session) this.arm(session);
+    else this.scheduler.stop();
+    this.emit(event, session);
+  }
+
+  /** Calls every listener; never awaits them, never lets one's failure escape. */
+  protected emit(event: AuthChangeEvent, session: Session | null): void {
+    for (const listener of [...this.listeners.values()]) this.call(listener, event, session);
+  }
+
+  private call(listener: AuthListener, event: AuthChangeEvent, session: Session | null) {
+    const report = (e: unknown) => console.error('[backend-sdk] auth listener failed:', e);
+    try {
+      Promise.resolve(listener(event, session)).catch(report);
+    } catch (e) {
+      report(e);
+    }
+  }
+
+  /**
+   * Listens to auth events. The listener first gets INITIAL_SESSION (once the stored session
+   * is loaded), then SIGNED_IN, SIGNED_OUT, TOKEN_REFRESHED, USER_UPDATED, PASSWORD_RECOVERY.
+   *
+   * @example
+   * const { data } = auth.onAuthStateChange((event, session) => console.log(event));
+   * data.subscription.unsubscribe();
+   */
+  onAuthStateChange(listener: AuthListener): {
+    data: { subscription: { id: string; unsubscribe: () => void } };
+  } {
+    const id = String(++this.nextId);
+    this.listeners.set(id, listener);
+    this.ready.then(() => {
+      if (this.listeners.get(id) === listener) this.call(listener, 'INITIAL_SESSION', this.session);
+    });
+    return { data: { subscription: { id, unsubscribe: () => this.listeners.delete(id) } } };
+  }
+
+  /**
+   * The current session, refreshed first when it is about to expire.
+   *
+   * @example
+   * const { data: { session } } = await auth.getSession();
+   */
+  async getSession(): Promise<AuthResult<{ session: Session | null }>> {
+    await this.ready;
+    const s = this.session;
+    if (!s || !this.expiring(s)) return { data: { session: s }, error: null };
+    const r = await this.refreshWith(s.refresh_token);
+    return r.error
+      ? { data: { session: null }, error: r.error }
+      : { data: { session: r.data.session }, error: null };
+  }
+
+  /** The access token of the current session (refreshed if due), or null. */
+  async getAccessToken(): Promise<string | null> {
+    return (await this.getSession()).data.session?.access_token ?? null;
+  }
+
+  /** Refreshes with `refreshToken`; concurrent calls share one request (single flight). */
+  protected refreshWith(refreshToken: string): Promise<AuthResult<UserAndSession>> {
+    this.refreshing ??= this.lock(`lock:${this.storageKey}`, this.options.lockTimeout ?? 5000, () =>
+      this.refreshLocked(refreshToken),
+    ).finally(() => {
+      this.refreshing = null;
+    });
+    return this.refreshing;
+  }
+
+  private async refreshLocked(token: string): Promise<AuthResult<UserAndSession>> {
+    // Another tab may have refreshed while this one waited for the lock.
+    const stored = await this.readStored();
+    if (stored && stored.refresh_token !== token && !this.expiring(stored)) {
+      this.adopt({ event: 'TOKEN_REFRESHED', session: stored });
+      return { data: { user: stored.user, session: stored }, error: null };
+    }
+    for (let n = 0; ; n++) {
+      const r = await attempt({ user: null, session: null }, async () => {
+        const body = await authFetch(this.http, {
+          method: 'POST',
+          path: '/token',
+          query: { grant_type: 'refresh_token' },
+          body: { refresh_token: token },
+        });
+        const session = asSession(body, this.timers.now());
+        if (!session) throw new AuthError('The auth server returned no session', { status: 500 });
+        await this.saveSession(session, 'TOKEN_REFRESHED');
+        return { user: session.user, session };
+      });
+      if (!r.error) return r;
+      if (isRetryable(r.error) && n < 4) {
+        await new Promise((resolve) => this.timers.setTimeout(() => resolve(0), 200 * 2 ** n));
+        continue;
+      }
+      if (!isRetryable(r.error) && this.session?.refresh_token === token)
+        await this.removeSession();
+      return r;
+    }
+  }
+
+  private async refreshDue(): Promise<boolean> {
+    const s = this.session;
+    if (!s) return true;
+    const r = await this.refreshWith(s.refresh_token);
+    return !r.error || !isRetryable(r.error);
+  }
+
+  /** Starts refreshing the token before it expires (on by default). */
+  startAutoRefresh(): void {
+    this.autoRefresh = true;
+    if (this.session) this.arm(this.session);
+  }
+
+  /** Stops the automatic refresh (e.g. while a page is hidden). */
+  stopAutoRefresh(): void {
+    this.autoRefresh = false;
+    this.scheduler.stop();
+  }
+
+  /** Stops timers and closes the cross-tab channel. */
+  dispose(): void {
+    this.scheduler.stop();
+    this.channel?.close();
+    this.listeners.clear();
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * Types of the auth capability: the Session and User JSON of the auth server, events,
+ * results and options.
+ */
+import type { AuthError } from '../errors';
+import type { HttpOptions } from '../http/index';
+import type { LockFn } from './lock';
+import type { Timers } from './refresh';
+
+/** An identity linked to a user (email, phone, OAuth provider…). */
+export interface UserIdentity {
+  identity_id: string;
+  id: string;
+  user_id: string;
+  identity_data?: Record<string, unknown>;
+  provider: string;
+  created_at?: string;
+  last_sign_in_at?: string;
+  updated_at?: string;
+  email?: string;
+}
+
+/** A user as the auth server returns it. */
+export interface User {
+  id: string;
+  aud: string;
+  role?: string;
+  email?: string;
+  phone?: string;
+  app_metadata: { provider?: string; providers?: string[]; [key: string]: unknown };
+  user_metadata: Record<string, unknown>;
+  identities?: UserIdentity[];
+  created_at: string;
+  updated_at?: string;
+  is_anonymous?: boolean;
+  email_confirmed_at?: string;
+  phone_confirmed_at?: string;
+  confirmed_at?: string;
+  last_sign_in_at?: string;
+  confirmation_sent_at?: string;
+  recovery_sent_at?: string;
+  new_email?: string;
+  new_phone?: string;
+  [key: string]: unknown;
+}
+
+/** A signed-in session. */
+export interface Session {
+  access_token: string;
+  refresh_token: string;
+  token_type: string;
+  /** Lifetime of the access token in seconds. */
+  expires_in: number;
+  /** Unix time (seconds) when the access token expires. */
+  expires_at?: number;
+  user: User;
+  provider_token?: string | null;
+  provider_refresh_token?: string | null;
+  [key: string]: unknown;
+}
+
+/** Events of {@link AuthClient.onAuthStateChange}. */
+export type AuthChangeEvent =
+  | 'INITIAL_SESSION'
+  | 'SIGNED_IN'
+  | 'SIGNED_OUT'
+  | 'TOKEN_REFRESHED'
+  | 'USER_UPDATED'
+  | 'PASSWORD_RECOVERY';
+
+/** A listener of auth events; it may be async and may await SDK calls. */
+export type AuthListener = (event: AuthChangeEvent, session: Session | null) => unknown;
+
+/** `{ data, error }`: `data` on success; the same keys set to null with the error. */
+export type AuthResult<T extends object> =
+  | { data: T; error: null }
+  | { data: { [K in keyof T]: null }; error: AuthError };
+
+/** Session storage: the Web Storage subset the SDK uses; methods may be async. */
+export interface SessionStorage {
+  getItem(key: string): string | null | Promise<string | null>;
+  setItem(key: string, value: string): void | Promise<void>;
+  removeItem(key: string): void | Promise<void>;
+}
+
+/** OTP / link types accepted by `verifyOtp`. */
+export type OtpType =
+  | 'signup'
+  | 'invite'
+  | 'magiclink'
+  | 'recovery'
+  | 'email_change'
+  | 'email'
+  | 'sms'
+  | 'phone_change';
+
+/** Options of the auth capability. */
+export interface AuthOptions {
+  /** Where the session is kept; default localStorage in browsers, memory elsewhere. */
+  storage?: SessionStorage;
+  /** Storage key; default `sb-<first label of the host>-auth-token` as the official client. */
+  storageKey?: string;
+  /** Keep the session in storage (default true). */
+  persistSession?: boolean;
+  /** Refresh the access token before it expires (default true). */
+  autoRefreshToken?: boolean;
+  /** `implicit` (default) or `pkce` for email links and OAuth. */
+  flowType?: 'implicit' | 'pkce';
+  /** Cross-tab lock; default Web Locks where present, else an in-process lock. */
+  lock?: LockFn;
+  /** How long to wait for the refresh lock before stealing it (ms, default 5000). */
+  lockTimeout?: number;
+  /** Timers and clock (tests inject fake ones). */
+  timers?: Timers;
+}
+
+/** Options of {@link createAuthClient}: HTTP options plus auth options. */
+export interface AuthClientOptions
+  extends Omit<HttpOptions, 'url' | 'key' | 'accessToken'>,
+    AuthOptions {}
+
+/** Email or phone credentials with a password. */
+export type PasswordCredentials = ({ email: string } | { phone: string }) & {
+  password: string;
+  options?: { captchaToken?: string };
+};
+
+/** Sign-up credentials. */
+export type SignUpCredentials = ({ email: string } | { phone: string }) & {
+  password: string;
+  options?: {
+    data?: Record<string, unknown>;
+    emailRedirectTo?: string;
+    captchaToken?: string;
+    channel?: 'sms' | 'whatsapp';
+  };
+};
+
+/** Passwordless sign-in credentials. */
+export type OtpCredentials = ({ email: string } | { phone: string }) & {
+  options?: {
+    data?: Record<string, unknown>;
+    shouldCreateUser?: boolean;
+    emailRedirectTo?: string;
+    captchaToken?: string;
+    channel?: 'sms' | 'whatsapp';
+  };
+};
+
+/** Parameters of `verifyOtp`. */
+export type VerifyOtpParams =
+  | (({ email: string } | { phone: string }) & {
+      token: string;
+      type: OtpType;
+      options?: { redirectTo?: string; captchaToken?: string };
+    })
+  | { token_hash: string; type: OtpType; options?: { redirectTo?: string } };
+
+/** Attributes `updateUser` can change. */
+export interface UserAttributes {
+  email?: string;
+  phone?: string;
+  password?: string;
+  current_password?: string;
+  nonce?: string;
+  data?: Record<string, unknown>;
+}
+
+/** `{ user, session }` of sign-in calls. */
+export interface UserAndSession {
+  user: User | null;
+  session: Session | null;
+}

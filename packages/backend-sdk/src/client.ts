@@ -1,0 +1,96 @@
+/**
+ * `createClient(url, key, options)`: one HTTP layer per project, shared by the
+ * capabilities, with REST and functions sending the signed-in user's access token.
+ * Storage, tus and realtime plug in here next to them.
+ */
+import { AuthClient } from './auth/client';
+import type { AuthOptions } from './auth/types';
+import { FunctionsClient } from './functions/index';
+import { createHttp, type Fetch, type Http, type HttpOptions } from './http/index';
+import { RestClient } from './rest/client';
+import type { SchemaName } from './rest/types';
+
+/** Options of {@link createClient}. */
+export interface ClientOptions<SchemaN extends string = string> {
+  /** Options shared by every capability. */
+  global?: {
+    /** Headers sent with every request. */
+    headers?: Record<string, string>;
+    /** The fetch implementation; default `globalThis.fetch`. */
+    fetch?: Fetch;
+    /** Per-request timeout in ms; default none. */
+    timeout?: number;
+    /** Retries of idempotent requests on 503/520/network errors; default 3. */
+    retries?: number;
+  };
+  /** Auth options: session storage, auto refresh, flow type, lock, timers. */
+  auth?: AuthOptions;
+  /** REST options. */
+  db?: {
+    /** Default schema; `public` unless given. */
+    schema?: SchemaN;
+    /** Longest URL sent (default 8000); longer requests fail before sending. */
+    urlLengthLimit?: number;
+  };
+  /** WebSocket constructor for realtime (`ws` in Node 20); kept for the realtime capability. */
+  realtime?: { WebSocket?: unknown };
+  /** Options of the functions capability. */
+  functions?: Record<string, never>;
+}
+
+/** The client of one project: `auth`, `from`, `rpc`, `schema`, `functions`. */
+export interface Client<
+  // biome-ignore lint/suspicious/noExplicitAny: untyped default
+  Database = any,
+  Name extends string = 'public' extends SchemaName<Database> ? 'public' : SchemaName<Database>,
+> {
+  /** Auth: sign-in flows, session, events, admin API. */
+  auth: AuthClient;
+  /** REST on the default schema (its methods, also bound: `from`, `rpc`, `schema`). */
+  rest: RestClient<Database, Name>;
+  /** Starts a REST request on a table or view. */
+  from: RestClient<Database, Name>['from'];
+  /** Calls a Postgres function. */
+  rpc: RestClient<Database, Name>['rpc'];
+  /** REST on another exposed schema. */
+  schema: RestClient<Database, Name>['schema'];
+  /** Edge functions. */
+  functions: FunctionsClient;
+  /** The HTTP layer with the user's token (for capabilities added later). */
+  http: Http;
+  /** The options the client was created with. */
+  options: ClientOptions;
+}
+
+/**
+ * Creates the client of one project. Throws a `BackendError` (`invalid_argument`) for an
+ * unusable URL or an empty key.
+ *
+ * @example
+ * import { createClient } from '@app/backend-sdk';
+ * const client = createClient('https://<ref>.supabase.co', '<anon key>');
+ * const { data, error } = await client.from('todos').select('id, title');
+ */
+export function createClient<
+  // biome-ignore lint/suspicious/noExplicitAny: untyped default
+  Database = any,
+  Name extends string & SchemaName<Database> = 'public' extends SchemaName<Database>
+    ? 'public'
+    : SchemaName<Database>,
+>(url: string, key: string, options: ClientOptions<Name> = {}): Client<Database, Name> {
+  const g = options.global ?? {};
+  const base: HttpOptions = { url, key, ...g };
+  const auth = new AuthClient(createHttp(base), options.auth);
+  const http = createHttp({ ...base, accessToken: () => auth.getAccessToken() });
+  const rest = new RestClient<Database, Name>(http, options.db?.schema, options.db?.urlLengthLimit);
+  return {
+    auth,
+    rest,
+    from: rest.from.bind(rest),
+    rpc: rest.rpc.bind(rest),
+    schema: rest.schema.bind(rest),
+    functions: new FunctionsClient(http),
+    http,
+    options: options as ClientOptions,
+  };
+}

@@ -1,0 +1,205 @@
+/**
+ * The SDK's one HTTP layer, on ky: base URL, `apikey` + `Authorization`, `X-Client-Info`,
+ * timeouts, abort signals, retries of idempotent requests on 503/520/network errors (with
+ * backoff and `Retry-After`), and request failures turned into the SDK's error classes.
+ * Capabilities read the HTTP status and body themselves (each protocol has its own error
+ * shape); everything that never produced a response is mapped here.
+ */
+import ky, { type KyInstance } from 'ky';
+import { BackendError, type ErrorFactory } from '../errors';
+
+declare const __SDK_VERSION__: string | undefined;
+
+/** The SDK's version as sent in `X-Client-Info`. */
+export const VERSION: string = typeof __SDK_VERSION__ === 'string' ? __SDK_VERSION__ : 'dev';
+
+/** A `fetch` implementation (the global one, or a wrapper such as a recorder or a proxy). */
+export type Fetch = (input: Request | string | URL, init?: RequestInit) => Promise<Response>;
+
+/** Supplies the current access token, or null/undefined when signed out. */
+export type AccessTokenGetter = () =>
+  | Promise<string | null | undefined>
+  | string
+  | null
+  | undefined;
+
+/** Options of {@link createHttp}, shared by every capability of one client. */
+export interface HttpOptions {
+  /** Project URL, e.g. `https://<ref>.supabase.co` or `http://127.0.0.1:54321`. */
+  url: string;
+  /** Project API key (anon / publishable, or service role / secret). */
+  key: string;
+  /** Headers sent with every request. */
+  headers?: Record<string, string>;
+  /** The fetch implementation; default `globalThis.fetch`. */
+  fetch?: Fetch;
+  /** Per-request timeout in milliseconds; default none. */
+  timeout?: number;
+  /** Retries of idempotent requests (GET, HEAD, OPTIONS); default 3. */
+  retries?: number;
+  /** Backoff before retry n (1-based), in ms; default `min(1000·2^(n-1), 30000)`. */
+  retryDelay?: (attempt: number) => number;
+  /** Current user access token; when absent or null the key is sent as bearer. */
+  accessToken?: AccessTokenGetter;
+}
+
+/** One request through {@link Http.send}. */
+export interface HttpRequest {
+  /** Default GET. */
+  method?: string;
+  /** Path below the project URL, starting with `/`, e.g. `/rest/v1/todos`. */
+  path: string;
+  /** Encoded query string without `?`. */
+  query?: string;
+  headers?: Record<string, string>;
+  /** A raw body. */
+  body?: BodyInit | null;
+  /** A value to send as JSON (bigints become strings); set `content-type` yourself. */
+  json?: unknown;
+  signal?: AbortSignal | null;
+  /** Overrides the client's timeout (ms). */
+  timeout?: number;
+  /**
+   * Bearer token: a string to send it, `null` to send no `Authorization`, undefined for the
+   * default (current access token, else the key).
+   */
+  token?: string | null;
+  /** Allow retries; default true for GET/HEAD/OPTIONS, never for other methods. */
+  retry?: boolean;
+  /** Builds the capability's error when no response arrived. */
+  error: ErrorFactory;
+}
+
+/** The HTTP layer of one client. */
+export interface Http {
+  /** Project URL without trailing slash. */
+  readonly url: string;
+  /** Project API key. */
+  readonly key: string;
+  /** The options it was built from (to derive another layer with {@link createHttp}). */
+  readonly options: HttpOptions;
+  /** The current access token (from the auth capability), or null. */
+  accessToken(): Promise<string | null>;
+  /**
+   * Sends a request. Resolves with the response whatever its status; rejects with the
+   * capability's error (status 0) when no response arrived: `network_error`, `timeout`,
+   * `aborted` or `invalid_body`.
+   */
+  send(request: HttpRequest): Promise<Response>;
+}
+
+const RETRYABLE = ['get', 'head', 'options'];
+
+/**
+ * Checks a project URL and key, as every `create…Client` does first.
+ * Throws a {@link BackendError} with code `invalid_argument` when they are unusable.
+ */
+export function checkProject(url: unknown, key: unknown): string {
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(String(url));
+  } catch {}
+  if (!parsed || !/^https?:$/.test(parsed.protocol))
+    throw new BackendError(`Invalid project URL: ${String(url)} (expected http:// or https://)`, {
+      code: 'invalid_argument',
+    });
+  if (typeof key !== 'string' || key.trim() === '')
+    throw new BackendError('The project API key is required', { code: 'invalid_argument' });
+  return parsed.href.replace(/\/+$/, '');
+}
+
+const serialise = (value: unknown) =>
+  JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
+
+/**
+ * Builds the HTTP layer of a client.
+ *
+ * @example
+ * const http = createHttp({ url: 'http://127.0.0.1:54321', key: anonKey });
+ * const res = await http.send({ path: '/rest/v1/todos', query: 'select=*', error: (m, o) => new RestError(m, o) });
+ */
+export function createHttp(options: HttpOptions): Http {
+  const url = checkProject(options.url, options.key);
+  const { key, retries = 3 } = options;
+  const base: Record<string, string> = {
+    'X-Client-Info': `backend-sdk-js/${VERSION}`,
+    ...options.headers,
+  };
+  const instance: KyInstance = ky.create({
+    throwHttpErrors: false,
+    hooks: {
+      beforeRetry: [
+        ({ request, retryCount }) => request.headers.set('X-Retry-Count', String(retryCount)),
+      ],
+    },
+    ...(options.fetch ? { fetch: options.fetch as typeof fetch } : {}),
+  });
+  const accessToken = async () => (await options.accessToken?.()) || null;
+
+  return {
+    url,
+    key,
+    options,
+    accessToken,
+    async send(req) {
+      const method = (req.method ?? 'GET').toUpperCase();
+      const headers: Record<string, string> = { apikey: key, ...base, ...req.headers };
+      const token = req.token === undefined ? ((await accessToken()) ?? key) : req.token;
+      if (token !== null && !hasHeader(headers, 'authorization'))
+        headers.Authorization = `Bearer ${token}`;
+      let body = req.body;
+      if (req.json !== undefined) {
+        try {
+          body = serialise(req.json);
+        } catch (cause) {
+          throw req.error(`The request body cannot be serialised as JSON: ${String(cause)}`, {
+            code: 'invalid_body',
+            cause,
+          });
+        }
+      }
+      const signal = req.signal ?? undefined;
+      if (signal?.aborted) throw aborted(req, signal.reason);
+      const canRetry = req.retry ?? RETRYABLE.includes(method.toLowerCase());
+      const limit = canRetry ? retries : 0;
+      try {
+        return await instance(`${url}${req.path}${req.query ? `?${req.query}` : ''}`, {
+          method,
+          headers,
+          body: body ?? undefined,
+          signal,
+          timeout: req.timeout ?? options.timeout ?? false,
+          retry: {
+            limit,
+            methods: RETRYABLE.concat(canRetry ? [method.toLowerCase()] : []),
+            statusCodes: [503, 520],
+            afterStatusCodes: [503, 520],
+            maxRetryAfter: 30_000,
+            delay: options.retryDelay ?? ((n: number) => Math.min(1000 * 2 ** (n - 1), 30_000)),
+          },
+          throwHttpErrors: (status: number) => limit > 0 && (status === 503 || status === 520),
+          ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
+        } as never);
+      } catch (cause) {
+        const response = (cause as { response?: unknown }).response;
+        if (response instanceof Response) return response;
+        if (signal?.aborted) throw aborted(req, cause);
+        const name = (cause as Error)?.name;
+        if (name === 'TimeoutError')
+          throw req.error('The request timed out', { code: 'timeout', cause });
+        throw req.error(`Network request failed: ${(cause as Error)?.message ?? cause}`, {
+          code: 'network_error',
+          cause,
+        });
+      }
+    },
+  };
+}
+
+const aborted = (req: HttpRequest, cause: unknown) =>
+  req.error('The request was aborted', { code: 'aborted', cause });
+
+/** Case-insensitive header lookup in a plain object. */
+export function hasHeader(headers: Record<string, string>, name: string): boolean {
+  return Object.keys(headers).some((k) => k.toLowerCase() === name);
+}
