@@ -21,6 +21,10 @@ export interface AuthOptions {
   rateLimits?: false | Partial<AuthRateLimits>;
   /** Refresh-token reuse interval in seconds (default 10). */
   refreshTokenReuseInterval?: number;
+  /** Anonymous sign-ins (`POST /signup` without email or phone). Default true. */
+  anonymousSignIns?: boolean;
+  /** Lifetime of mailed links and codes in seconds. Default 3600. */
+  otpExpiry?: number;
 }
 
 export interface AuthRateLimits {
@@ -160,6 +164,8 @@ export async function resolveConfig(options: StartServerOptions = {}): Promise<S
       jwtExpiry: auth.jwtExpiry ?? 3600,
       redirectUrls: auth.redirectUrls ?? [],
       refreshTokenReuseInterval: auth.refreshTokenReuseInterval ?? 10,
+      anonymousSignIns: auth.anonymousSignIns ?? true,
+      otpExpiry: auth.otpExpiry ?? 3600,
       smtpUrl: auth.smtpUrl ?? null,
       siteUrl: auth.siteUrl ?? null,
       rateLimits,

@@ -1,0 +1,72 @@
+import type { Context } from 'hono';
+import { type JwtClaims, verifyJwt } from '../http/jwt';
+import type { AppEnv } from '../service';
+import type { AuthContext } from './context';
+import { AuthError, badRequest, forbidden } from './errors';
+import { findUserById, type UserRow } from './users';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (value: string) => UUID.test(value);
+
+/** The verified claims of the request's bearer token (the gateway's token). */
+export async function requireClaims(c: Context<AppEnv>, ctx: AuthContext): Promise<JwtClaims> {
+  const token = c.get('gateway').token;
+  if (!token) {
+    throw new AuthError(401, 'no_authorization', 'This endpoint requires a valid Bearer token');
+  }
+  const result = await verifyJwt(token, ctx.config.jwtSecret);
+  if (!result.ok) {
+    throw forbidden(
+      'bad_jwt',
+      `invalid JWT: unable to parse or verify signature, ${result.message}`,
+    );
+  }
+  return result.claims;
+}
+
+/** Who is calling a user endpoint: the token's user and (when the token has one) session. */
+export interface Caller {
+  claims: JwtClaims;
+  user: UserRow;
+  sessionId: string | null;
+}
+
+/**
+ * A user endpoint's caller: a valid token whose `sub` is an existing user and whose
+ * `session_id` (when present) is still a live session — else the hosted 401/403 errors.
+ */
+export async function requireUser(c: Context<AppEnv>, ctx: AuthContext): Promise<Caller> {
+  const claims = await requireClaims(c, ctx);
+  const sub = claims.sub;
+  if (typeof sub !== 'string' || sub === '') {
+    throw forbidden('bad_jwt', 'invalid claim: missing sub claim');
+  }
+  if (!isUuid(sub)) throw badRequest('bad_jwt', 'invalid claim: sub claim must be a UUID');
+  const user = await findUserById(ctx.db, sub);
+  if (!user) throw forbidden('user_not_found', 'User from sub claim in JWT does not exist');
+  let sessionId: string | null = null;
+  if (claims.session_id !== undefined && claims.session_id !== null && claims.session_id !== '') {
+    if (typeof claims.session_id !== 'string' || !isUuid(claims.session_id)) {
+      throw forbidden('bad_jwt', 'invalid claim: session_id claim must be a UUID');
+    }
+    const { rows } = await ctx.db.query(
+      'select 1 from auth.sessions where id = $1 and user_id = $2',
+      [claims.session_id, sub],
+    );
+    if (rows.length === 0) {
+      throw forbidden('session_not_found', 'Session from session_id claim in JWT does not exist');
+    }
+    sessionId = claims.session_id;
+  }
+  return { claims, user, sessionId };
+}
+
+const ADMIN_ROLES = new Set(['service_role', 'supabase_admin']);
+
+/** Admin endpoints: a valid token whose role is an admin role, else 403 `not_admin`. */
+export async function requireAdmin(c: Context<AppEnv>, ctx: AuthContext): Promise<void> {
+  const claims = await requireClaims(c, ctx);
+  if (typeof claims.role !== 'string' || !ADMIN_ROLES.has(claims.role)) {
+    throw forbidden('not_admin', 'User not allowed');
+  }
+}

@@ -1,0 +1,55 @@
+import { Hono } from 'hono';
+import { outboxFor } from '../mail/index';
+import type { AppEnv, ServiceModule } from '../service';
+import type { AuthContext } from './context';
+import { errorResponse } from './errors';
+import { requireAdmin } from './guard';
+import { RateLimiter } from './rate-limit';
+import { adminLinkRoutes } from './routes/admin-links';
+import { adminUserRoutes } from './routes/admin-users';
+import { mailFlowRoutes } from './routes/mail-flows';
+import { publicRoutes } from './routes/public';
+import { signupRoutes } from './routes/signup';
+import { tokenRoutes } from './routes/token';
+import { userRoutes } from './routes/user';
+import { verifyRoutes } from './routes/verify';
+import { AUTH_SQL } from './schema';
+
+/**
+ * The GoTrue-compatible auth service under `/auth/v1`: sign-up, sign-in (password, refresh,
+ * PKCE), users, mail flows (confirm, magic link, recovery, email change) and the admin API.
+ */
+export const authService: ServiceModule = {
+  name: 'auth',
+  basePath: '/auth/v1',
+  platformSql: AUTH_SQL,
+  keyAuth: true,
+  openPaths: ['/verify', '/callback', '/authorize', '/.well-known/jwks.json'],
+  create({ config, db, log }) {
+    const ctx: AuthContext = {
+      config,
+      db,
+      outbox: outboxFor(config, log),
+      limiter: new RateLimiter(config.auth.rateLimits),
+      issuer: `${config.url}/auth/v1`,
+      secret: new TextEncoder().encode(config.jwtSecret),
+      otpExpiry: config.auth.otpExpiry,
+      anonymousUsers: config.auth.anonymousSignIns,
+    };
+    const routes = new Hono<AppEnv>();
+    routes.use('/admin/*', async (_c, next) => {
+      await requireAdmin(_c, ctx);
+      await next();
+    });
+    publicRoutes(routes, ctx);
+    signupRoutes(routes, ctx);
+    tokenRoutes(routes, ctx);
+    userRoutes(routes, ctx);
+    verifyRoutes(routes, ctx);
+    mailFlowRoutes(routes, ctx);
+    adminLinkRoutes(routes, ctx);
+    adminUserRoutes(routes, ctx);
+    routes.onError((error, c) => errorResponse(c, error));
+    return { routes };
+  },
+};

@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import type { Hono } from 'hono';
+import type { OutgoingMail } from '../../mail/index';
+import type { AppEnv } from '../../service';
+import { readBody } from '../body';
+import type { AuthContext } from '../context';
+import { badRequest, unprocessable } from '../errors';
+import { pkceParams, redirectTarget } from '../links';
+import { prepareConfirmation, sendAll } from '../mailer';
+import { checkStrength, hashPassword, validateEmail } from '../passwords';
+import { startSession } from '../sessions';
+import { confirmEmail, findUserByEmail, findUserById, insertUser, userJson } from '../users';
+import { clientIp, redirectParam, userAgent } from './util';
+
+const SIGNUP = {
+  email: 'string',
+  phone: 'string',
+  password: 'string',
+  data: 'object',
+  channel: 'string',
+  code_challenge: 'string',
+  code_challenge_method: 'string',
+} as const;
+
+/** POST /signup: email + password, or anonymous when neither email nor phone is given. */
+export function signupRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
+  routes.post('/signup', async (c) => {
+    const body = await readBody(c, SIGNUP);
+    const ip = clientIp(c);
+    if (!body.email && !body.phone) {
+      if (!ctx.anonymousUsers) {
+        throw unprocessable('anonymous_provider_disabled', 'Anonymous sign-ins are disabled');
+      }
+      ctx.limiter.hit('signupPerIp', ip);
+      const session = await ctx.db.transaction(async (tx) => {
+        const id = await insertUser(tx, { isAnonymous: true, userMetadata: body.data ?? {} });
+        return startSession(tx, ctx, id, 'anonymous', { userAgent: userAgent(c) });
+      });
+      return c.json(session);
+    }
+    if (body.email && body.phone) {
+      throw badRequest(
+        'validation_failed',
+        'Only an email address or phone number should be provided on signup.',
+      );
+    }
+    if (!body.password) throw badRequest('validation_failed', 'Signup requires a valid password');
+    if (!body.email) throw badRequest('phone_provider_disabled', 'Phone signups are disabled');
+    const email = validateEmail(body.email);
+    checkStrength(body.password, ctx.config.auth.passwordMinLength);
+    const pkce = pkceParams(body);
+    ctx.limiter.hit('signupPerIp', ip);
+    const redirectTo = redirectTarget(ctx, redirectParam(c));
+    const autoconfirm = ctx.config.auth.autoconfirm;
+
+    const existing = await findUserByEmail(ctx.db, email);
+    if (existing?.email_confirmed_at) {
+      if (autoconfirm) throw unprocessable('user_already_exists', 'User already registered');
+      // Do not reveal that the address is taken: a look-alike user that has no identities.
+      const now = new Date().toISOString();
+      return c.json({
+        ...userJson({ ...existing, raw_app_meta_data: {}, raw_user_meta_data: body.data ?? {} }),
+        id: randomUUID(),
+        identities: [],
+        created_at: now,
+        updated_at: now,
+        confirmation_sent_at: now,
+      });
+    }
+    if (!autoconfirm) ctx.limiter.hit('emailPerAddress', email);
+    const passwordHash = existing ? null : await hashPassword(body.password);
+    const mails: OutgoingMail[] = [];
+    const result = await ctx.db.transaction(async (tx) => {
+      // An unconfirmed existing user is not changed (their identity is not proven yet).
+      const id =
+        existing?.id ??
+        (await insertUser(tx, {
+          email,
+          passwordHash,
+          userMetadata: body.data ?? {},
+          emailConfirmed: autoconfirm,
+        }));
+      if (autoconfirm) {
+        if (existing) await confirmEmail(tx, id);
+        return startSession(tx, ctx, id, 'password', { userAgent: userAgent(c) });
+      }
+      mails.push(await prepareConfirmation(tx, ctx, { id, email }, redirectTo, pkce));
+      const user = await findUserById(tx, id);
+      return user ? userJson(user) : {};
+    });
+    await sendAll(ctx, mails);
+    return c.json(result);
+  });
+}

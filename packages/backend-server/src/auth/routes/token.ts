@@ -1,0 +1,104 @@
+import type { Context, Hono } from 'hono';
+import type { AppEnv } from '../../service';
+import { readBody } from '../body';
+import type { AuthContext } from '../context';
+import { s256 } from '../crypto';
+import { badRequest, notFound, unprocessable } from '../errors';
+import { checkPassword } from '../passwords';
+import { type AuthMethod, refreshGrant, startSession } from '../sessions';
+import { findUserByEmail } from '../users';
+import { clientIp, userAgent } from './util';
+
+const INVALID_LOGIN = 'Invalid login credentials';
+/** Seconds a PKCE auth code stays exchangeable. */
+const FLOW_STATE_EXPIRY = 300;
+
+async function passwordGrant(c: Context<AppEnv>, ctx: AuthContext) {
+  const body = await readBody(c, { email: 'string', phone: 'string', password: 'string' });
+  if (body.email && body.phone) {
+    throw badRequest(
+      'validation_failed',
+      'Only an email address or phone number should be provided on login.',
+    );
+  }
+  if (body.phone) throw unprocessable('phone_provider_disabled', 'Phone logins are disabled');
+  if (!body.email) throw badRequest('validation_failed', 'missing email or phone');
+  const user = await findUserByEmail(ctx.db, body.email.trim());
+  // The hash check runs outside any transaction (~80 ms).
+  if (!user || !(await checkPassword(body.password ?? '', user.encrypted_password))) {
+    throw badRequest('invalid_credentials', INVALID_LOGIN);
+  }
+  if (user.banned) throw badRequest('user_banned', 'User is banned');
+  if (!user.email_confirmed_at) throw badRequest('email_not_confirmed', 'Email not confirmed');
+  const session = await ctx.db.transaction((tx) =>
+    startSession(tx, ctx, user.id, 'password', { userAgent: userAgent(c) }),
+  );
+  return { ...session, weak_password: null };
+}
+
+interface FlowRow {
+  id: string;
+  user_id: string | null;
+  code_challenge: string;
+  code_challenge_method: string;
+  authentication_method: string;
+  expired: boolean;
+}
+
+async function pkceGrant(c: Context<AppEnv>, ctx: AuthContext) {
+  const body = await readBody(c, { auth_code: 'string', code_verifier: 'string' });
+  if (!body.auth_code || !body.code_verifier) {
+    throw badRequest(
+      'validation_failed',
+      'invalid request: both auth code and code verifier should be non-empty',
+    );
+  }
+  const verifier = body.code_verifier;
+  return ctx.db.transaction(async (tx) => {
+    const { rows } = await tx.query<FlowRow>(
+      `select id, user_id, code_challenge, code_challenge_method::text as code_challenge_method,
+              authentication_method,
+              coalesce(auth_code_issued_at, created_at) + make_interval(secs => $2) < now() as expired
+       from auth.flow_state where auth_code = $1 for update`,
+      [body.auth_code, FLOW_STATE_EXPIRY],
+    );
+    const flow = rows[0];
+    if (!flow?.user_id) {
+      throw notFound('flow_state_not_found', 'invalid flow state, no valid flow state found');
+    }
+    if (flow.expired) {
+      throw unprocessable('flow_state_expired', 'invalid flow state, flow state has expired');
+    }
+    const computed = flow.code_challenge_method === 's256' ? s256(verifier) : verifier;
+    if (computed !== flow.code_challenge) {
+      throw badRequest(
+        'bad_code_verifier',
+        'code challenge does not match previously saved code verifier',
+      );
+    }
+    await tx.query('delete from auth.flow_state where id = $1', [flow.id]);
+    return startSession(tx, ctx, flow.user_id, flow.authentication_method as AuthMethod, {
+      userAgent: userAgent(c),
+    });
+  });
+}
+
+/** POST /token?grant_type=password|refresh_token|pkce. */
+export function tokenRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
+  routes.post('/token', async (c) => {
+    const grant = c.req.query('grant_type') ?? '';
+    ctx.limiter.hit('tokenPerIp', clientIp(c));
+    switch (grant) {
+      case 'password':
+        return c.json(await passwordGrant(c, ctx));
+      case 'refresh_token': {
+        const body = await readBody(c, { refresh_token: 'string' });
+        return c.json(await refreshGrant(ctx, body.refresh_token));
+      }
+      case 'pkce':
+        return c.json(await pkceGrant(c, ctx));
+      default:
+        throw badRequest('invalid_credentials', 'unsupported_grant_type');
+    }
+  });
+}

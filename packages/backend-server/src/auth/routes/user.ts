@@ -1,0 +1,114 @@
+import type { Hono } from 'hono';
+import type { OutgoingMail } from '../../mail/index';
+import type { AppEnv } from '../../service';
+import { readBody } from '../body';
+import type { AuthContext } from '../context';
+import { badRequest, forbidden, unprocessable } from '../errors';
+import { requireUser } from '../guard';
+import { pkceParams, redirectTarget } from '../links';
+import { prepareEmailChange, sendAll } from '../mailer';
+import { checkPassword, checkStrength, hashPassword, validateEmail } from '../passwords';
+import { DUPLICATE_EMAIL, findUserByEmail, findUserById, mergeMetadata, userJson } from '../users';
+import { redirectParam } from './util';
+import { applyEmailChange } from './verify';
+
+const UPDATE = {
+  email: 'string',
+  password: 'string',
+  data: 'object',
+  app_metadata: 'object',
+  phone: 'string',
+  nonce: 'string',
+  code_challenge: 'string',
+  code_challenge_method: 'string',
+} as const;
+
+/** GET/PUT /user and POST /logout. */
+export function userRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
+  routes.get('/user', async (c) => {
+    const { user } = await requireUser(c, ctx);
+    return c.json(userJson(user));
+  });
+
+  routes.put('/user', async (c) => {
+    const { user } = await requireUser(c, ctx);
+    const body = await readBody(c, UPDATE);
+    if (body.app_metadata) {
+      throw forbidden('not_admin', 'Updating app_metadata requires admin privileges');
+    }
+    if (user.is_anonymous && body.password && !body.email) {
+      throw unprocessable(
+        'validation_failed',
+        'Updating password of an anonymous user without an email or phone is not allowed',
+      );
+    }
+    if (body.phone) throw badRequest('phone_provider_disabled', 'Phone logins are disabled');
+    let newEmail: string | null = null;
+    if (body.email && body.email.trim().toLowerCase() !== (user.email ?? '').toLowerCase()) {
+      newEmail = validateEmail(body.email);
+      const taken = await findUserByEmail(ctx.db, newEmail);
+      if (taken && taken.id !== user.id) throw unprocessable('email_exists', DUPLICATE_EMAIL);
+    }
+    let passwordHash: string | null = null;
+    if (body.password) {
+      checkStrength(body.password, ctx.config.auth.passwordMinLength);
+      if (await checkPassword(body.password, user.encrypted_password)) {
+        throw unprocessable(
+          'same_password',
+          'New password should be different from the old password.',
+        );
+      }
+      passwordHash = await hashPassword(body.password);
+    }
+    const pkce = pkceParams(body);
+    const immediate = newEmail !== null && user.is_anonymous && ctx.config.auth.autoconfirm;
+    if (newEmail && !immediate) ctx.limiter.hit('emailPerAddress', newEmail);
+    const redirectTo = redirectTarget(ctx, redirectParam(c));
+    const mails: OutgoingMail[] = [];
+    const updated = await ctx.db.transaction(async (tx) => {
+      if (passwordHash) {
+        await tx.query(
+          'update auth.users set encrypted_password = $2, updated_at = now() where id = $1',
+          [user.id, passwordHash],
+        );
+      }
+      if (body.data) {
+        await tx.query(
+          'update auth.users set raw_user_meta_data = $2::text::jsonb, updated_at = now() where id = $1',
+          [user.id, JSON.stringify(mergeMetadata(user.raw_user_meta_data, body.data))],
+        );
+      }
+      if (newEmail && immediate) {
+        await tx.query('update auth.users set email_change = $2 where id = $1', [
+          user.id,
+          newEmail,
+        ]);
+        await applyEmailChange(tx, user.id);
+      } else if (newEmail) {
+        mails.push(...(await prepareEmailChange(tx, ctx, user, newEmail, redirectTo, pkce)));
+      }
+      return findUserById(tx, user.id);
+    });
+    await sendAll(ctx, mails);
+    return c.json(updated ? userJson(updated) : {});
+  });
+
+  routes.post('/logout', async (c) => {
+    const { user, sessionId } = await requireUser(c, ctx);
+    const scope = c.req.query('scope') ?? '';
+    if (!['', 'global', 'local', 'others'].includes(scope)) {
+      throw badRequest('validation_failed', `Unsupported logout scope "${scope}"`);
+    }
+    if (sessionId && scope === 'local') {
+      await ctx.db.query('delete from auth.sessions where id = $1', [sessionId]);
+    } else if (sessionId && scope === 'others') {
+      await ctx.db.query('delete from auth.sessions where user_id = $1 and id <> $2', [
+        user.id,
+        sessionId,
+      ]);
+    } else {
+      await ctx.db.query('delete from auth.sessions where user_id = $1', [user.id]);
+    }
+    return c.body(null, 204);
+  });
+}

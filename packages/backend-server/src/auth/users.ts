@@ -1,0 +1,256 @@
+import { randomUUID } from 'node:crypto';
+import { pgError, type Queryable } from '../db/index';
+import { AuthError, internal, unprocessable } from './errors';
+
+/** Timestamps as the hosted service prints them (RFC 3339, UTC, microseconds). */
+export const iso = (column: string) =>
+  `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+const TIMESTAMPS = [
+  'email_confirmed_at',
+  'invited_at',
+  'confirmation_sent_at',
+  'recovery_sent_at',
+  'email_change_sent_at',
+  'last_sign_in_at',
+  'created_at',
+  'updated_at',
+  'phone_confirmed_at',
+  'confirmed_at',
+  'banned_until',
+  'reauthentication_sent_at',
+  'deleted_at',
+];
+
+const IDENTITIES = `(select coalesce(json_agg(json_build_object(
+    'identity_id', i.id, 'id', i.provider_id, 'user_id', i.user_id,
+    'identity_data', i.identity_data, 'provider', i.provider,
+    'last_sign_in_at', ${iso('i.last_sign_in_at')}, 'created_at', ${iso('i.created_at')},
+    'updated_at', ${iso('i.updated_at')}, 'email', i.email) order by i.created_at), '[]'::json)
+  from auth.identities i where i.user_id = u.id) as identities`;
+
+/** The select list of a user row (`u`), timestamps formatted, identities attached. */
+export const USER_SELECT = [
+  'u.id',
+  'u.aud',
+  'u.role',
+  'u.email',
+  'u.encrypted_password',
+  'u.confirmation_token',
+  'u.recovery_token',
+  'u.email_change_token_new',
+  'u.email_change_token_current',
+  'u.email_change',
+  'u.email_change_confirm_status',
+  'u.raw_app_meta_data',
+  'u.raw_user_meta_data',
+  'u.phone',
+  'u.is_anonymous',
+  'u.banned_until > now() as banned',
+  ...TIMESTAMPS.map((c) => `${iso(`u.${c}`)} as ${c}`),
+  IDENTITIES,
+].join(', ');
+
+/** A user as read from auth.users (timestamps already formatted). */
+export interface UserRow {
+  id: string;
+  aud: string | null;
+  role: string | null;
+  email: string | null;
+  encrypted_password: string | null;
+  confirmation_token: string | null;
+  recovery_token: string | null;
+  email_change_token_new: string | null;
+  email_change_token_current: string | null;
+  email_change: string | null;
+  email_change_confirm_status: number | null;
+  raw_app_meta_data: Record<string, unknown> | null;
+  raw_user_meta_data: Record<string, unknown> | null;
+  phone: string | null;
+  is_anonymous: boolean;
+  banned: boolean | null;
+  email_confirmed_at: string | null;
+  invited_at: string | null;
+  confirmation_sent_at: string | null;
+  recovery_sent_at: string | null;
+  email_change_sent_at: string | null;
+  last_sign_in_at: string | null;
+  created_at: string;
+  updated_at: string;
+  phone_confirmed_at: string | null;
+  confirmed_at: string | null;
+  banned_until: string | null;
+  reauthentication_sent_at: string | null;
+  deleted_at: string | null;
+  identities: unknown[];
+}
+
+/** The one user matching `where` (on alias `u`), or null. */
+export async function findUser(
+  q: Queryable,
+  where: string,
+  params: readonly unknown[],
+  lock = false,
+): Promise<UserRow | null> {
+  const { rows } = await q.query<UserRow>(
+    `select ${USER_SELECT} from auth.users u where ${where} limit 1${lock ? ' for update of u' : ''}`,
+    params,
+  );
+  return rows[0] ?? null;
+}
+
+export const findUserById = (q: Queryable, id: string, lock = false) =>
+  findUser(q, 'u.id = $1', [id], lock);
+
+export const findUserByEmail = (q: Queryable, email: string, lock = false) =>
+  findUser(q, 'lower(u.email) = lower($1) and u.is_sso_user = false', [email], lock);
+
+const optional = (key: string, value: string | null | undefined) => (value ? { [key]: value } : {});
+
+/** The hosted User JSON (`email`/`phone` are "" when unset; empty timestamps omitted). */
+export function userJson(row: UserRow): Record<string, unknown> {
+  return {
+    id: row.id,
+    aud: row.aud ?? '',
+    role: row.role ?? '',
+    email: row.email ?? '',
+    ...optional('email_confirmed_at', row.email_confirmed_at),
+    phone: row.phone ?? '',
+    ...optional('phone_confirmed_at', row.phone_confirmed_at),
+    ...optional('confirmation_sent_at', row.confirmation_sent_at),
+    ...optional('confirmed_at', row.confirmed_at),
+    ...optional('invited_at', row.invited_at),
+    ...optional('recovery_sent_at', row.recovery_sent_at),
+    ...optional('new_email', row.email_change),
+    ...optional('email_change_sent_at', row.email_change_sent_at),
+    ...optional('reauthentication_sent_at', row.reauthentication_sent_at),
+    ...optional('last_sign_in_at', row.last_sign_in_at),
+    app_metadata: row.raw_app_meta_data ?? {},
+    user_metadata: row.raw_user_meta_data ?? {},
+    identities: row.identities ?? [],
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    ...optional('banned_until', row.banned_until),
+    ...optional('deleted_at', row.deleted_at),
+    is_anonymous: row.is_anonymous,
+  };
+}
+
+/** What a new user starts with. */
+export interface NewUser {
+  id?: string;
+  email?: string | null;
+  phone?: string | null;
+  passwordHash?: string | null;
+  role?: string;
+  userMetadata?: Record<string, unknown>;
+  appMetadata?: Record<string, unknown>;
+  emailConfirmed?: boolean;
+  phoneConfirmed?: boolean;
+  invited?: boolean;
+  isAnonymous?: boolean;
+  bannedUntil?: string | null;
+}
+
+export const DUPLICATE_EMAIL = 'A user with this email address has already been registered';
+
+/**
+ * Creates a user by INSERTing into auth.users (so the app's triggers fire), plus its email
+ * identity. A duplicate email → 422 `email_exists`; any other database error (e.g. a failing
+ * trigger) → 500 "Database error saving new user", the details kept on the server.
+ */
+export async function insertUser(q: Queryable, user: NewUser): Promise<string> {
+  const id = user.id ?? randomUUID();
+  const provider = user.isAnonymous ? null : user.email ? 'email' : user.phone ? 'phone' : null;
+  const appMetadata = {
+    ...(provider ? { provider, providers: [provider] } : {}),
+    ...(user.appMetadata ?? {}),
+  };
+  try {
+    await q.query(
+      `insert into auth.users (instance_id, id, aud, role, email, phone, encrypted_password,
+         raw_app_meta_data, raw_user_meta_data, email_confirmed_at, phone_confirmed_at, invited_at,
+         is_anonymous, banned_until, is_super_admin, created_at, updated_at)
+       values ('00000000-0000-0000-0000-000000000000', $1, 'authenticated', $2, $3, $4, $5,
+         $6::text::jsonb, $7::text::jsonb, case when $8 then now() end, case when $9 then now() end,
+         case when $10 then now() end, $11, $12::timestamptz, false, now(), now())`,
+      [
+        id,
+        user.role ?? 'authenticated',
+        user.email ?? null,
+        user.phone ?? null,
+        user.passwordHash ?? '',
+        JSON.stringify(appMetadata),
+        JSON.stringify(user.userMetadata ?? {}),
+        user.emailConfirmed ?? false,
+        user.phoneConfirmed ?? false,
+        user.invited ?? false,
+        user.isAnonymous ?? false,
+        user.bannedUntil ?? null,
+      ],
+    );
+    if (provider) {
+      const verified = provider === 'email' ? !!user.emailConfirmed : !!user.phoneConfirmed;
+      await insertIdentity(q, id, provider, user.email ?? null, user.phone ?? null, verified);
+    }
+  } catch (error) {
+    if (error instanceof AuthError) throw error;
+    const pg = pgError(error);
+    if (pg?.code === '23505' && /email/.test(`${pg.message} ${pg.detail ?? ''}`)) {
+      throw unprocessable('email_exists', DUPLICATE_EMAIL);
+    }
+    throw internal('Database error saving new user', error);
+  }
+  return id;
+}
+
+/** The email (or phone) identity of a user. */
+export async function insertIdentity(
+  q: Queryable,
+  userId: string,
+  provider: 'email' | 'phone',
+  email: string | null,
+  phone: string | null,
+  verified = false,
+): Promise<void> {
+  const data = {
+    sub: userId,
+    ...(email ? { email } : {}),
+    ...(phone ? { phone } : {}),
+    email_verified: provider === 'email' && verified,
+    phone_verified: provider === 'phone' && verified,
+  };
+  await q.query(
+    `insert into auth.identities (provider_id, user_id, identity_data, provider, created_at, updated_at)
+     values ($1::text, $1::uuid, $2::text::jsonb, $3, now(), now())
+     on conflict (provider_id, provider) do update set identity_data = excluded.identity_data, updated_at = now()`,
+    [userId, JSON.stringify(data), provider],
+  );
+}
+
+/** Marks the user's email confirmed (and its identity verified). */
+export async function confirmEmail(q: Queryable, userId: string): Promise<void> {
+  await q.query(
+    `update auth.users set email_confirmed_at = coalesce(email_confirmed_at, now()),
+       confirmation_token = '', updated_at = now() where id = $1`,
+    [userId],
+  );
+  await q.query(
+    `update auth.identities set identity_data = identity_data || '{"email_verified": true}'::jsonb,
+       updated_at = now() where user_id = $1 and provider = 'email'`,
+    [userId],
+  );
+}
+
+/** Merges metadata like the hosted service: keys replaced, `null` values removed. */
+export function mergeMetadata(
+  current: Record<string, unknown> | null,
+  patch: Record<string, unknown>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...(current ?? {}) };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete out[key];
+    else out[key] = value;
+  }
+  return out;
+}

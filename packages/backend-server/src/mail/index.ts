@@ -1,0 +1,33 @@
+import { Hono } from 'hono';
+import type { AppEnv, ServiceModule } from '../service';
+import { outboxFor } from './outbox';
+
+export { type Mail, type MailType, Outbox, type OutgoingMail, outboxFor } from './outbox';
+export { authMail } from './templates';
+
+/**
+ * `GET /_dev/mail`: the outbox as JSON, newest first (`?to=` filters by address);
+ * `DELETE /_dev/mail` empties it. Only with the service-role key (apikey or bearer).
+ */
+export const devMailService: ServiceModule = {
+  name: 'dev-mail',
+  basePath: '/_dev',
+  keyAuth: false,
+  create(ctx) {
+    const outbox = outboxFor(ctx.config, ctx.log);
+    const routes = new Hono<AppEnv>();
+    routes.use('/mail', async (c, next) => {
+      const { apiKey, token } = c.get('gateway');
+      if (apiKey !== ctx.config.serviceRoleKey && token !== ctx.config.serviceRoleKey) {
+        return c.json({ message: 'The service_role key is required' }, 401);
+      }
+      await next();
+    });
+    routes.get('/mail', (c) => c.json(outbox.list(c.req.query('to') || undefined)));
+    routes.delete('/mail', (c) => {
+      outbox.clear();
+      return c.body(null, 204);
+    });
+    return { routes, close: async () => outbox.close() };
+  },
+};

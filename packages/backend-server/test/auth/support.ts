@@ -1,0 +1,104 @@
+import { randomBytes } from 'node:crypto';
+import { createClient, type SupabaseClient } from '@supabase/supabase-js';
+import type { RunningServer } from '../../src/server';
+
+/** A fresh address, so tests sharing one server never meet. */
+export const uniqueEmail = (tag = 'user') => `${tag}-${randomBytes(5).toString('hex')}@example.com`;
+
+/** An official supabase-js client with an in-memory session (no persistence, no timers). */
+export function client(
+  server: RunningServer,
+  options: { key?: string; flowType?: 'implicit' | 'pkce'; autoRefreshToken?: boolean } = {},
+): SupabaseClient {
+  const store = new Map<string, string>();
+  return createClient(server.url, options.key ?? server.anonKey, {
+    auth: {
+      autoRefreshToken: options.autoRefreshToken ?? false,
+      persistSession: true,
+      detectSessionInUrl: false,
+      flowType: options.flowType ?? 'implicit',
+      storage: {
+        getItem: (k) => store.get(k) ?? null,
+        setItem: (k, v) => void store.set(k, v),
+        removeItem: (k) => void store.delete(k),
+      },
+    },
+  });
+}
+
+/** supabase-js with the service-role key, for `auth.admin`. */
+export const adminClient = (server: RunningServer) =>
+  createClient(server.url, server.serviceRoleKey, {
+    auth: { autoRefreshToken: false, persistSession: false },
+  });
+
+/** Raw fetch under /auth/v1 with the anon key and, unless `legacy`, the 2024-01-01 API version. */
+export function api(
+  server: RunningServer,
+  path: string,
+  init: RequestInit & { json?: unknown; token?: string; legacy?: boolean; key?: string } = {},
+): Promise<Response> {
+  const headers = new Headers(init.headers);
+  if (!headers.has('apikey')) headers.set('apikey', init.key ?? server.anonKey);
+  if (init.token) headers.set('authorization', `Bearer ${init.token}`);
+  if (!init.legacy) headers.set('x-supabase-api-version', '2024-01-01');
+  let body = init.body;
+  if (init.json !== undefined) {
+    headers.set('content-type', 'application/json');
+    body = JSON.stringify(init.json);
+  }
+  return fetch(`${server.url}/auth/v1${path}`, {
+    ...init,
+    headers,
+    body,
+    redirect: 'manual',
+  });
+}
+
+/** A mail of the dev outbox. */
+export interface OutboxMail {
+  to: string;
+  subject: string;
+  type: string;
+  text: string;
+  html: string;
+  links: string[];
+  otp: string | null;
+}
+
+/** The outbox for one address, newest first. */
+export async function mailsTo(server: RunningServer, to: string): Promise<OutboxMail[]> {
+  const res = await fetch(`${server.url}/_dev/mail?to=${encodeURIComponent(to)}`, {
+    headers: { apikey: server.serviceRoleKey },
+  });
+  if (res.status !== 200) throw new Error(`outbox answered ${res.status}`);
+  return (await res.json()) as OutboxMail[];
+}
+
+/** The newest mail to an address (fails the test when there is none). */
+export async function lastMail(server: RunningServer, to: string): Promise<OutboxMail> {
+  const [mail] = await mailsTo(server, to);
+  if (!mail) throw new Error(`no mail to ${to}`);
+  return mail;
+}
+
+/** Decodes a JWT's payload (no verification: the tests check what the server signed). */
+export function claimsOf(jwt: string): Record<string, unknown> {
+  const part = jwt.split('.')[1] ?? '';
+  return JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as Record<string, unknown>;
+}
+
+/** Signs up (autoconfirm on) through raw fetch and returns the session body. */
+export async function signUp(
+  server: RunningServer,
+  email = uniqueEmail(),
+  password = 'secret-password',
+): Promise<{ access_token: string; refresh_token: string; user: { id: string } }> {
+  const res = await api(server, '/signup', { method: 'POST', json: { email, password } });
+  if (res.status !== 200) throw new Error(`signup answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as {
+    access_token: string;
+    refresh_token: string;
+    user: { id: string };
+  };
+}
