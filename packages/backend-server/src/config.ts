@@ -66,6 +66,14 @@ export interface FunctionsOptions {
   verifyJwt?: boolean | Record<string, boolean>;
 }
 
+/** Realtime (Phoenix channels) settings. */
+export interface RealtimeOptions {
+  /** Close a socket after this long without any frame from the client. Default 60000 ms. */
+  idleTimeoutMs?: number;
+  /** Largest broadcast payload in bytes (hosted default 3000 KB). */
+  maxPayloadBytes?: number;
+}
+
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
   /** TCP port; 0 picks a free one. Default 54321. */
@@ -86,6 +94,7 @@ export interface StartServerOptions {
   jwtSecret?: string;
   auth?: AuthOptions;
   rest?: RestOptions;
+  realtime?: RealtimeOptions;
   functions?: FunctionsOptions;
   /** Log requests and mails to the console. Default false. */
   log?: boolean;
@@ -114,6 +123,7 @@ export interface ServerConfig {
     rateLimits: AuthRateLimits | false;
   };
   rest: Required<RestOptions>;
+  realtime: Required<RealtimeOptions>;
   functions: {
     wallTimeMs: number;
     memoryLimitMb: number;
@@ -176,6 +186,10 @@ export async function resolveConfig(options: StartServerOptions = {}): Promise<S
       aggregatesEnabled: options.rest?.aggregatesEnabled ?? false,
     },
     functions: resolveFunctions(options.functions ?? {}),
+    realtime: {
+      idleTimeoutMs: options.realtime?.idleTimeoutMs ?? 60_000,
+      maxPayloadBytes: options.realtime?.maxPayloadBytes ?? 3_000_000,
+    },
     log: options.log ?? false,
   };
 }

@@ -1,10 +1,16 @@
 import { authService } from './auth/index';
 import { functionsService } from './functions/index';
 import { devMailService } from './mail/index';
+import { realtimeService } from './realtime/index';
 import type { ServiceModule } from './service';
 
 /**
  * Every service of the server, in mount order. Each lives in its own folder and owns its
  * protocol; this list is the only place that names them all.
  */
-export const SERVICES: readonly ServiceModule[] = [authService, devMailService, functionsService];
+export const SERVICES: readonly ServiceModule[] = [
+  authService,
+  devMailService,
+  functionsService,
+  realtimeService,
+];

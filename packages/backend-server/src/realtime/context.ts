@@ -1,0 +1,15 @@
+import type { ServerConfig } from '../config';
+import type { Database } from '../db/index';
+import type { ChangeFeed } from './changes';
+import type { Hub } from './hub';
+
+/** What every part of the realtime service shares. */
+export interface RealtimeContext {
+  config: ServerConfig;
+  db: Database;
+  hub: Hub;
+  feed: ChangeFeed;
+  /** Open sockets (closed on shutdown). */
+  connections: Set<{ terminate(): void }>;
+  log(message: string): void;
+}

@@ -1,0 +1,175 @@
+import { randomBytes } from 'node:crypto';
+import {
+  encode,
+  encodeUserBroadcast,
+  type Frame,
+  type UserBroadcast,
+  userBroadcastJson,
+  type Vsn,
+} from './protocol';
+
+/** The socket side a channel member writes to. */
+export interface Outlet {
+  readonly vsn: Vsn;
+  send(frame: Frame): void;
+}
+
+/** One joined channel of one socket. */
+export interface Member {
+  outlet: Outlet;
+  /** Full topic, `realtime:<name>`. */
+  topic: string;
+  joinRef: string;
+  private: boolean;
+  selfBroadcast: boolean;
+  presenceKey: string;
+  /** Private channels: what RLS on realtime.messages allowed (public: true). */
+  broadcastRead: boolean;
+  presenceRead: boolean;
+}
+
+interface PresenceEntry {
+  member: Member;
+  meta: Record<string, unknown>;
+}
+
+interface Room {
+  members: Set<Member>;
+  /** presence key → tracked entries, in tracking order. */
+  presence: Map<string, PresenceEntry[]>;
+}
+
+type Metas = Record<string, { metas: Record<string, unknown>[] }>;
+
+const roomKey = (m: { private: boolean; topic: string }) =>
+  `${m.private ? 'private' : 'public'}|${m.topic}`;
+
+/** A new Phoenix.Presence-style ref. */
+const presenceRef = () => `F${randomBytes(9).toString('base64url')}`;
+
+/**
+ * Channel membership, broadcast fan-out and presence for every topic. Public and private
+ * channels of the same name are separate rooms, as on the hosted service.
+ */
+export class Hub {
+  private readonly rooms = new Map<string, Room>();
+
+  add(member: Member): void {
+    const key = roomKey(member);
+    let room = this.rooms.get(key);
+    if (!room) {
+      room = { members: new Set(), presence: new Map() };
+      this.rooms.set(key, room);
+    }
+    room.members.add(member);
+  }
+
+  /** Removes a member and its presence (announcing the leave). */
+  remove(member: Member): void {
+    const key = roomKey(member);
+    const room = this.rooms.get(key);
+    if (!room) return;
+    room.members.delete(member);
+    this.untrack(member);
+    if (room.members.size === 0) this.rooms.delete(key);
+  }
+
+  /** Members of a room. */
+  membersOf(topic: string, isPrivate: boolean): ReadonlySet<Member> {
+    return this.rooms.get(roomKey({ topic, private: isPrivate }))?.members ?? new Set();
+  }
+
+  /**
+   * Fans a JSON broadcast payload (`{type, event, payload[, meta]}`) out to a room, excluding
+   * `from` unless it asked for its own messages.
+   */
+  broadcast(topic: string, isPrivate: boolean, payload: unknown, from?: Member): void {
+    const members = this.rooms.get(roomKey({ topic, private: isPrivate }))?.members;
+    if (!members) return;
+    const frames: Partial<Record<Vsn, string>> = {};
+    for (const member of members) {
+      if (!member.broadcastRead || (member === from && !member.selfBroadcast)) continue;
+      const vsn = member.outlet.vsn;
+      frames[vsn] ??= encode(vsn, null, null, topic, 'broadcast', payload);
+      member.outlet.send(frames[vsn]);
+    }
+  }
+
+  /** Fans a user broadcast out: kind 4 frames to v2 sockets, JSON to v1 sockets. */
+  broadcastUser(topic: string, isPrivate: boolean, b: UserBroadcast, from?: Member): void {
+    const members = this.rooms.get(roomKey({ topic, private: isPrivate }))?.members;
+    if (!members) return;
+    let binary: Buffer | null = null;
+    let v1: string | null | undefined;
+    for (const member of members) {
+      if (!member.broadcastRead || (member === from && !member.selfBroadcast)) continue;
+      if (member.outlet.vsn === '2.0.0') {
+        binary ??= encodeUserBroadcast(topic, b);
+        member.outlet.send(binary);
+      } else {
+        if (v1 === undefined) {
+          const json = userBroadcastJson(b);
+          v1 = json ? encode('1.0.0', null, null, topic, 'broadcast', json) : null;
+        }
+        if (v1) member.outlet.send(v1);
+      }
+    }
+  }
+
+  /** Tracks (or re-tracks) a member's presence; returns false when nothing changed. */
+  track(member: Member, state: Record<string, unknown>): boolean {
+    const room = this.rooms.get(roomKey(member));
+    if (!room) return false;
+    const entries = room.presence.get(member.presenceKey) ?? [];
+    const existing = entries.find((e) => e.member === member);
+    const meta = { ...state, phx_ref: presenceRef() };
+    if (existing) {
+      const { phx_ref: oldRef, ...oldState } = existing.meta;
+      if (JSON.stringify(oldState) === JSON.stringify(state)) return false;
+      const leaves = { [member.presenceKey]: { metas: [existing.meta] } };
+      existing.meta = meta;
+      const joined = { ...meta, phx_ref_prev: oldRef };
+      this.diff(member, { [member.presenceKey]: { metas: [joined] } }, leaves);
+      return true;
+    }
+    entries.push({ member, meta });
+    room.presence.set(member.presenceKey, entries);
+    this.diff(member, { [member.presenceKey]: { metas: [meta] } }, {});
+    return true;
+  }
+
+  /** Stops tracking a member's presence (announcing the leave). */
+  untrack(member: Member): void {
+    const room = this.rooms.get(roomKey(member));
+    const entries = room?.presence.get(member.presenceKey);
+    if (!room || !entries) return;
+    const index = entries.findIndex((e) => e.member === member);
+    if (index < 0) return;
+    const [entry] = entries.splice(index, 1);
+    if (entries.length === 0) room.presence.delete(member.presenceKey);
+    if (entry) this.diff(member, {}, { [member.presenceKey]: { metas: [entry.meta] } });
+  }
+
+  /** The room's presence in the Phoenix.Presence grouped shape. */
+  presenceState(member: Member): Metas {
+    const room = this.rooms.get(roomKey(member));
+    const state: Metas = {};
+    for (const [key, entries] of room?.presence ?? []) {
+      state[key] = { metas: entries.map((e) => e.meta) };
+    }
+    return state;
+  }
+
+  private diff(member: Member, joins: Metas, leaves: Metas): void {
+    const members = this.rooms.get(roomKey(member))?.members;
+    if (!members) return;
+    const payload = { joins, leaves };
+    const frames: Partial<Record<Vsn, string>> = {};
+    for (const m of members) {
+      if (!m.presenceRead) continue;
+      const vsn = m.outlet.vsn;
+      frames[vsn] ??= encode(vsn, null, null, member.topic, 'presence_diff', payload);
+      m.outlet.send(frames[vsn]);
+    }
+  }
+}
