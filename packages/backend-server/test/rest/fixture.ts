@@ -173,3 +173,7 @@ export async function startRestFixture(options: StartServerOptions = {}): Promis
     },
   };
 }
+
+/** A response's JSON body, loosely typed for assertions. */
+// biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON shapes
+export const json = (res: Response): Promise<any> => res.json();

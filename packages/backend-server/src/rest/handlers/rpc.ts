@@ -77,7 +77,7 @@ function callSql(
   if (isSingleJson(fn)) {
     const type = fn.args[0]?.type as string;
     return {
-      call: `${name}(${params.add(JSON.stringify(rawBody ?? {}))}::${type})`,
+      call: `${name}(${params.add(JSON.stringify(rawBody ?? {}))}::text::${type})`,
       argsFrom: null,
     };
   }
@@ -88,7 +88,7 @@ function callSql(
   const call = `${name}(${given
     .map((a) => `${a.variadic ? 'VARIADIC ' : ''}${ident(a.name)} := pgrst_args.${ident(a.name)}`)
     .join(', ')})`;
-  return { call, argsFrom: `json_to_record(${p}::json) AS pgrst_args(${defs})` };
+  return { call, argsFrom: `json_to_record(${p}::text::json) AS pgrst_args(${defs})` };
 }
 
 /** GET/HEAD (read-only) and POST on `/rpc/fn`. */

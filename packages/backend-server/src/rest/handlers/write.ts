@@ -169,20 +169,20 @@ function insertSql(
   const cols = columns.map(ident).join(', ');
   let statement: string;
   if (columns.length === 0) {
-    statement = `${into} SELECT FROM json_array_elements(${ctx.params.add(JSON.stringify(rows))}::json)`;
+    statement = `${into} SELECT FROM json_array_elements(${ctx.params.add(JSON.stringify(rows))}::text::json)`;
   } else if (req.prefs.missing === 'default') {
     const values = rows.map((row) => {
       const p = ctx.params.add(JSON.stringify(row));
       return `(${columns
         .map((c) =>
-          c in row ? `(json_populate_record(${rowType}, ${p}::json)).${ident(c)}` : 'DEFAULT',
+          c in row ? `(json_populate_record(${rowType}, ${p}::text::json)).${ident(c)}` : 'DEFAULT',
         )
         .join(', ')})`;
     });
     statement = `${into} (${cols}) VALUES ${values.join(', ')}`;
   } else {
     const p = ctx.params.add(JSON.stringify(rows));
-    statement = `${into} (${cols}) SELECT ${cols} FROM json_populate_recordset(${rowType}, ${p}::json)`;
+    statement = `${into} (${cols}) SELECT ${cols} FROM json_populate_recordset(${rowType}, ${p}::text::json)`;
   }
   if (conflict) {
     const on = conflict.target.map(ident).join(', ');
@@ -333,7 +333,7 @@ export async function updateOrDelete(
     } else {
       const p = ctx.params.add(JSON.stringify(body));
       const sets = columns.map((c) => `${ident(c)} = pgrst_body.${ident(c)}`).join(', ');
-      statement = `UPDATE ${name} AS ${target} SET ${sets} FROM (SELECT * FROM json_populate_record(NULL::${name}, ${p}::json)) AS pgrst_body${whereSql}`;
+      statement = `UPDATE ${name} AS ${target} SET ${sets} FROM (SELECT * FROM json_populate_record(NULL::${name}, ${p}::text::json)) AS pgrst_body${whereSql}`;
     }
   }
   const st = wrapMutation(rt, req, ctx, parsed, table, { statement, returningExtra: [], target });

@@ -22,7 +22,8 @@ order by 1, 2`;
 
 const COLUMNS = `
 select n.nspname as schema, c.relname as table, a.attname as name,
-  format_type(a.atttypid, a.atttypmod) as type, t.typname as udt, t.typtype as typtype,
+  format_type(a.atttypid, a.atttypmod) as type, format_type(a.atttypid, null) as base_type,
+  t.typname as udt, t.typtype as typtype,
   t.typcategory as category, not a.attnotnull as nullable,
   pg_get_expr(d.adbin, d.adrelid) as "default", a.attidentity as identity,
   a.attgenerated as generated, col_description(c.oid, a.attnum) as description,
@@ -98,7 +99,8 @@ function toFunction(r: R): DbFunction {
     const name = names[i] ?? '';
     if (mode === 'i' || mode === 'b' || mode === 'v')
       inputs.push({ name, type, hasDefault: false, variadic: mode === 'v' });
-    if (mode === 'o' || mode === 'b' || mode === 't') outColumns.push({ name, type });
+    if (mode === 'o' || mode === 'b' || mode === 't')
+      outColumns.push({ name, type, baseType: type });
   });
   const ndefaults = Number(r.ndefaults ?? 0);
   for (let i = inputs.length - ndefaults; i < inputs.length; i++) {
@@ -152,6 +154,7 @@ export async function loadSchemaCache(db: Queryable, schemas: string[]): Promise
     const column: Column = {
       name: String(r.name),
       type: String(r.type),
+      baseType: String(r.base_type),
       udt: String(r.udt),
       typtype: String(r.typtype),
       category: String(r.category),

@@ -4,6 +4,8 @@ export interface Column {
   name: string;
   /** `format_type` text, e.g. `bigint`, `text[]`, `public.status`. */
   type: string;
+  /** `format_type` without modifiers (what values are cast to). */
+  baseType: string;
   /** The type's own name (`int8`, `_text`, `status`). */
   udt: string;
   /** `b` base, `e` enum, `c` composite, `d` domain, `r` range, `p` pseudo. */
@@ -58,7 +60,7 @@ export interface DbFunction {
   name: string;
   args: FunctionArg[];
   /** Columns of a TABLE / OUT-parameter result. */
-  outColumns: { name: string; type: string }[];
+  outColumns: { name: string; type: string; baseType: string }[];
   returnType: string;
   /** Return type's typtype (`c` composite, `p` pseudo: record/void, …). */
   returnTyptype: string;

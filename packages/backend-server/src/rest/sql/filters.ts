@@ -8,7 +8,7 @@ export interface Scope {
   alias: string;
   /** Display name in errors (`table`). */
   name: string;
-  columns: Map<string, { type: string }>;
+  columns: Map<string, { type: string; baseType: string }>;
   /** Embeds at this level by name and alias → their SQL "found" expression. */
   embeds: Map<string, { found: string }>;
 }
@@ -54,21 +54,36 @@ export function fieldSql(scope: Scope, field: Field): string {
   return sql;
 }
 
-function operationSql(
-  expr: string,
-  isTsvector: boolean,
-  operation: Operation,
-  params: Params,
-): string {
+/** The type a field's values have: the column's, or text/json(b) after a JSON path. */
+export function fieldType(scope: Scope, field: Field): string {
+  const column = scope.columns.get(field.name);
+  const base = column?.baseType ?? 'text';
+  const last = field.path[field.path.length - 1];
+  if (!last) return base;
+  if (last.arrow === '->>') return 'text';
+  return base === 'json' ? 'json' : 'jsonb';
+}
+
+const TEXT_OPS = new Set(['like', 'ilike', 'match', 'imatch']);
+
+/**
+ * A value bound as text and cast to `type` by Postgres, so both drivers send the same bytes
+ * (no client-side serialisation by inferred type).
+ */
+export const typed = (params: Params, value: string, type: string) =>
+  type === 'text' ? `${params.add(value)}::text` : `CAST(${params.add(value)}::text AS ${type})`;
+
+function operationSql(expr: string, type: string, operation: Operation, params: Params): string {
+  const isTsvector = type === 'tsvector';
   switch (operation.kind) {
     case 'in':
-      return `${expr} = ANY(${params.add(pgArray(operation.values))})`;
+      return `${expr} = ANY(${typed(params, pgArray(operation.values), `${type}[]`)})`;
     case 'is':
       return `${expr} IS ${operation.value === 'not_null' ? 'NOT NULL' : operation.value.toUpperCase()}`;
     case 'fts': {
-      const config = operation.config ? `${params.add(operation.config)}::regconfig, ` : '';
+      const config = operation.config ? `${params.add(operation.config)}::text::regconfig, ` : '';
       const doc = isTsvector ? expr : `to_tsvector(${config}${expr})`;
-      return `${doc} @@ ${FTS_FUNCTIONS[operation.op]}(${config}${params.add(operation.value)})`;
+      return `${doc} @@ ${FTS_FUNCTIONS[operation.op]}(${config}${params.add(operation.value)}::text)`;
     }
     case 'simple': {
       const op = SQL_OPS[operation.op] as string;
@@ -76,10 +91,11 @@ function operationSql(
         operation.op === 'like' || operation.op === 'ilike'
           ? operation.value.replace(/\*/g, '%')
           : operation.value;
+      const valueType = TEXT_OPS.has(operation.op) ? 'text' : type;
       if (operation.quantifier) {
-        return `${expr} ${op} ${operation.quantifier.toUpperCase()}(${params.add(value)})`;
+        return `${expr} ${op} ${operation.quantifier.toUpperCase()}(${typed(params, value, `${valueType}[]`)})`;
       }
-      return `${expr} ${op} ${params.add(value)}`;
+      return `${expr} ${op} ${typed(params, value, valueType)}`;
     }
   }
 }
@@ -104,9 +120,7 @@ export function filterSql(scope: Scope, filter: Filter, params: Params): string 
     sql = operation.value === 'null' ? `${embed.found} IS NOT TRUE` : `${embed.found} IS TRUE`;
   } else {
     const expr = fieldSql(scope, field);
-    const isTsvector =
-      field.path.length === 0 && scope.columns.get(field.name)?.type === 'tsvector';
-    sql = operationSql(expr, isTsvector, operation, params);
+    sql = operationSql(expr, fieldType(scope, field), operation, params);
   }
   return filter.negate ? `NOT (${sql})` : sql;
 }

@@ -24,7 +24,7 @@ export interface LevelSource {
   alias: string;
   name: string;
   table: Table | null;
-  columns: { name: string; type: string }[];
+  columns: { name: string; type: string; baseType: string }[];
 }
 
 /** The pieces of one level's SELECT. */
