@@ -1,11 +1,14 @@
 import { defineConfig } from 'vitest/config';
+import { workspaceAliases } from '../../vitest.workspace-aliases.ts';
 
-// Browser end-to-end tests: the built app (run `pnpm build` first) in Debian's Chromium.
+// Browser end-to-end tests: the built app (run `pnpm build` first) in Debian's Chromium,
+// against a real backend-server started in the test.
 export default defineConfig({
+  resolve: { alias: workspaceAliases },
   test: {
     include: ['e2e/**/*.e2e.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
     fileParallelism: false,
     reporters: ['default', 'json'],
     outputFile: { json: '.artifacts/e2e-report.json' },

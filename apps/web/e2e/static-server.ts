@@ -12,8 +12,14 @@ const TYPES: Record<string, string> = {
   '.map': 'application/json',
 };
 
-/** Serves a built single-page app from `root` on a free loopback port (index.html fallback). */
-export async function serveStatic(root: string): Promise<{ url: string; close(): Promise<void> }> {
+/**
+ * Serves a built single-page app from `root` (index.html fallback), on `port` (default: a free
+ * one) of `host` (default 127.0.0.1).
+ */
+export async function serveStatic(
+  root: string,
+  { port = 0, host = '127.0.0.1' }: { port?: number; host?: string } = {},
+): Promise<{ url: string; close(): Promise<void> }> {
   const index = join(root, 'index.html');
   if (!existsSync(index)) throw new Error(`${index} is missing: run \`pnpm build\` first.`);
   const server: Server = createServer((req, res) => {
@@ -24,10 +30,13 @@ export async function serveStatic(root: string): Promise<{ url: string; close():
     res.setHeader('content-type', TYPES[extname(target)] ?? 'application/octet-stream');
     createReadStream(target).pipe(res);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, resolve);
+  });
+  const address = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host}:${address.port}`,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

@@ -1,19 +1,103 @@
-import { formatBytes } from './format';
+import { useSession } from '@app/backend-react';
+import { lazy, type ReactNode, Suspense } from 'react';
+import { Navigate, Route, Routes, useLocation } from 'react-router';
+import { Layout } from './components/Layout';
+import { wasSignedOutByUser } from './lib/session';
+import { ForgotPassword, ResetPassword, SignIn, SignUp } from './screens/Auth';
 
-const QUOTA_BYTES = 10 * 1024 ** 3;
-const MAX_FILE_BYTES = 5 * 1024 ** 3;
+const FilesScreen = lazy(() => import('./screens/Files'));
+const SettingsScreen = lazy(() => import('./screens/Settings'));
+const SharePage = lazy(() => import('./screens/SharePage'));
 
+/** A quiet placeholder while a screen's code or data loads. */
+export function Loading({ label = 'Loading…' }: { label?: string }) {
+  return (
+    <p className="loading" role="status">
+      {label}
+    </p>
+  );
+}
+
+function RequireSession({ children }: { children: ReactNode }) {
+  const { loading, session } = useSession();
+  const location = useLocation();
+  if (loading) return <Loading />;
+  if (!session) {
+    const expired = !wasSignedOutByUser();
+    return (
+      <Navigate
+        to="/sign-in"
+        replace
+        state={{
+          from: location.pathname + location.search,
+          expired: expired && location.pathname !== '/',
+        }}
+      />
+    );
+  }
+  return children;
+}
+
+function SignedOutOnly({ children }: { children: ReactNode }) {
+  const { loading, session } = useSession();
+  const location = useLocation();
+  if (loading) return <Loading />;
+  if (session) {
+    const from = (location.state as { from?: string } | null)?.from;
+    return <Navigate to={from?.startsWith('/') ? from : '/files'} replace />;
+  }
+  return children;
+}
+
+function NotFound() {
+  return (
+    <main className="centered">
+      <h1>Page not found</h1>
+      <p>
+        <a href="/files">Go to your files</a>
+      </p>
+    </main>
+  );
+}
+
+/** Drive's routes (see PRODUCT.md). */
 export function App() {
   return (
-    <main className="landing">
-      <h1>Drive</h1>
-      <p>
-        Your files, in folders, on every device. Large uploads survive bad networks and reloads.
-      </p>
-      <ul aria-label="Limits">
-        <li>Storage per person: {formatBytes(QUOTA_BYTES)}</li>
-        <li>Largest file: {formatBytes(MAX_FILE_BYTES)}</li>
-      </ul>
-    </main>
+    <Suspense fallback={<Loading />}>
+      <Routes>
+        <Route
+          path="/sign-in"
+          element={
+            <SignedOutOnly>
+              <SignIn />
+            </SignedOutOnly>
+          }
+        />
+        <Route
+          path="/sign-up"
+          element={
+            <SignedOutOnly>
+              <SignUp />
+            </SignedOutOnly>
+          }
+        />
+        <Route path="/forgot-password" element={<ForgotPassword />} />
+        <Route path="/reset-password" element={<ResetPassword />} />
+        <Route path="/s/:token" element={<SharePage />} />
+        <Route
+          element={
+            <RequireSession>
+              <Layout />
+            </RequireSession>
+          }
+        >
+          <Route path="/files" element={<FilesScreen />} />
+          <Route path="/files/:folderId" element={<FilesScreen />} />
+          <Route path="/settings" element={<SettingsScreen />} />
+        </Route>
+        <Route path="/" element={<Navigate to="/files" replace />} />
+        <Route path="*" element={<NotFound />} />
+      </Routes>
+    </Suspense>
   );
 }

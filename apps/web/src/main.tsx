@@ -1,12 +1,20 @@
+import { BackendProvider } from '@app/backend-react';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { BrowserRouter } from 'react-router';
 import { App } from './App';
+import { createDriveClient } from './lib/client';
 import './styles.css';
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');
+const client = createDriveClient();
 createRoot(root).render(
   <StrictMode>
-    <App />
+    <BackendProvider client={client}>
+      <BrowserRouter>
+        <App />
+      </BrowserRouter>
+    </BackendProvider>
   </StrictMode>,
 );

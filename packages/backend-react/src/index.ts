@@ -2,6 +2,12 @@
  * `@app/backend-react` — React bindings for `@app/backend-sdk`: a provider holding one client,
  * and hooks for the session, cached data, uploads and realtime.
  */
+
+export {
+  type QueryClient,
+  type QueryKey,
+  useQueryClient,
+} from '@tanstack/react-query';
 export { type SessionState, useAuth, useSession, useUser } from './auth';
 export { errorMessage } from './error-message';
 export {

@@ -51,6 +51,11 @@ export function useChannel(
     let channel: ChannelLike | null = null;
     let active = true;
     const timer = setTimeout(() => {
+      if (typeof client.channel !== 'function') {
+        console.warn('useChannel: this client has no realtime capability (`client.channel`).');
+        setStatus('CHANNEL_ERROR');
+        return;
+      }
       const { setup: configure, options: current } = latest.current;
       const opened = client.channel(name, current.channelOptions);
       channel = opened;

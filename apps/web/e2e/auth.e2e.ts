@@ -1,0 +1,111 @@
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Stack, startStack, watchErrors } from './stack';
+
+const shots = fileURLToPath(new URL('../.artifacts/screenshots/', import.meta.url));
+
+describe('accounts, as a new user', () => {
+  let stack: Stack;
+  let page: Page;
+  let errors: string[];
+  const email = `ada-${Date.now()}@example.com`;
+  const password = 'correct horse battery';
+
+  beforeAll(async () => {
+    mkdirSync(shots, { recursive: true });
+    stack = await startStack();
+    const context = await stack.newContext();
+    page = await context.newPage();
+    errors = watchErrors(page);
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('sends a signed-out visitor to sign in', async () => {
+    await page.goto(`${stack.site.url}/files`);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/sign-in');
+    await page.screenshot({ path: `${shots}sign-in.png` });
+  });
+
+  it('refuses a short password and a bad email before asking the backend', async () => {
+    await page.getByRole('link', { name: 'Create an account' }).click();
+    await page.getByLabel('Email').fill('not-an-email');
+    await page.getByLabel('Password').fill('short');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByText('Enter a valid email address.').waitFor();
+    await page.getByText('Use at least 8 characters.').waitFor();
+    await page.screenshot({ path: `${shots}sign-up.png` });
+  });
+
+  it('signs up and lands in an empty drive', async () => {
+    await page.getByLabel('Display name').fill('Ada');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByText('This folder is empty.', { exact: false }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/files');
+    expect(await page.getByRole('banner').textContent()).toContain('Ada');
+  });
+
+  it('signs out', async () => {
+    await page.getByRole('banner').getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.goto(`${stack.site.url}/files`);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect(await page.getByText('Your session has expired').count()).toBe(0);
+  });
+
+  it('says "email taken" for a second sign-up with the same email', async () => {
+    await page.goto(`${stack.site.url}/sign-up`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toBe(
+      'An account with this email already exists. Sign in instead.',
+    );
+  });
+
+  it('shows one generic sentence for a wrong password, with no raw error', async () => {
+    await page.goto(`${stack.site.url}/sign-in`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill('wrong password!');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toBe('Incorrect email or password.');
+    await page.screenshot({ path: `${shots}sign-in-error.png` });
+  });
+
+  it('signs in again and keeps the session across a reload', async () => {
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('This folder is empty.', { exact: false }).waitFor();
+    await page.reload();
+    await page.getByText('This folder is empty.', { exact: false }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/files');
+  });
+
+  it('answers the same way to a password reset request, whoever asks', async () => {
+    const other = await (await stack.newContext()).newPage();
+    await other.goto(`${stack.site.url}/forgot-password`);
+    await other.getByLabel('Email').fill('nobody-here@example.com');
+    await other.getByRole('button', { name: 'Send reset email' }).click();
+    const status = other.getByRole('status');
+    await status.waitFor();
+    expect(await status.textContent()).toContain(
+      'If an account exists for nobody-here@example.com',
+    );
+    await other.screenshot({ path: `${shots}forgot-password.png` });
+    await other.context().close();
+  });
+
+  it('threw no uncaught error in the page', () => {
+    expect(errors).toEqual([]);
+  });
+});

@@ -1,0 +1,111 @@
+import { type FormEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
+import { nameProblem } from '../format';
+import { ErrorText } from './ErrorText';
+
+/** A modal dialog (native `<dialog>`: focus trap, Escape closes, labelled by its title). */
+export function Dialog(props: {
+  title: string;
+  onClose: () => void;
+  children: ReactNode;
+  wide?: boolean;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  const onClose = useRef(props.onClose);
+  onClose.current = props.onClose;
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (!dialog.open) dialog.showModal?.();
+    const close = () => onClose.current();
+    dialog.addEventListener('close', close);
+    return () => dialog.removeEventListener('close', close);
+  }, []);
+  return (
+    <dialog ref={ref} className={props.wide ? 'dialog wide' : 'dialog'} aria-labelledby={titleId}>
+      <div className="dialog-head">
+        <h2 id={titleId}>{props.title}</h2>
+        <button type="button" className="icon" aria-label="Close" onClick={() => props.onClose()}>
+          ×
+        </button>
+      </div>
+      {props.children}
+    </dialog>
+  );
+}
+
+/** Asks for a name (new folder, rename): checks the rules inline, shows backend errors inline. */
+export function NameDialog(props: {
+  title: string;
+  label: string;
+  initial: string;
+  submitLabel: string;
+  pending: boolean;
+  error: unknown;
+  onSubmit: (name: string) => void;
+  onClose: () => void;
+}) {
+  const [name, setName] = useState(props.initial);
+  const [problem, setProblem] = useState<string | null>(null);
+  const id = useId();
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const trimmed = name.trim();
+    const bad = nameProblem(trimmed);
+    setProblem(bad);
+    if (!bad) props.onSubmit(trimmed);
+  };
+  return (
+    <Dialog title={props.title} onClose={props.onClose}>
+      <form onSubmit={submit} noValidate>
+        <div className="field">
+          <label htmlFor={id}>{props.label}</label>
+          <input
+            id={id}
+            value={name}
+            autoFocus
+            maxLength={255}
+            aria-invalid={problem || props.error ? true : undefined}
+            onChange={(e) => setName(e.target.value)}
+          />
+          {problem ? <p className="field-error">{problem}</p> : null}
+        </div>
+        <ErrorText error={props.error} />
+        <div className="dialog-actions">
+          <button type="button" onClick={props.onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="primary" disabled={props.pending}>
+            {props.submitLabel}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+/** Asks to confirm a destructive action. */
+export function ConfirmDialog(props: {
+  title: string;
+  message: string;
+  confirmLabel: string;
+  pending: boolean;
+  error: unknown;
+  onConfirm: () => void;
+  onClose: () => void;
+}) {
+  return (
+    <Dialog title={props.title} onClose={props.onClose}>
+      <p>{props.message}</p>
+      <ErrorText error={props.error} />
+      <div className="dialog-actions">
+        <button type="button" onClick={props.onClose}>
+          Cancel
+        </button>
+        <button type="button" className="danger" disabled={props.pending} onClick={props.onConfirm}>
+          {props.confirmLabel}
+        </button>
+      </div>
+    </Dialog>
+  );
+}

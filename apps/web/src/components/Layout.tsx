@@ -1,0 +1,177 @@
+import {
+  useAuth,
+  useLiveQueries,
+  usePresence,
+  useQueryClient,
+  useUploadQueue,
+  useUser,
+} from '@app/backend-react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { Link, NavLink, Outlet, useOutletContext } from 'react-router';
+import { keys } from '../lib/api';
+import type { AuthApi } from '../lib/client-types';
+import { markSignedIn, markSignOutByUser } from '../lib/session';
+import { driveUploadQueue } from '../lib/uploads';
+import { useDrive } from '../lib/use-drive';
+import { useAddFiles } from './add-files';
+import { UploadTray } from './UploadTray';
+
+/** What the signed-in pages share through the layout. */
+export interface LayoutContext {
+  /** Tell the layout which folder dropped files go to. */
+  setUploadTarget(folderId: string | null): void;
+  /** Queue files for upload into a folder (checks size and quota first). */
+  addFiles(files: File[], folderId: string | null): void;
+}
+
+/** The layout context, for screens under {@link Layout}. */
+export function useLayout(): LayoutContext {
+  return useOutletContext<LayoutContext>();
+}
+
+const LIVE_KEYS = [['files'], ['folders'], [...keys.allFolders], [...keys.usage], ['search']];
+
+function hasFiles(event: DragEvent): boolean {
+  return Array.from(event.dataTransfer?.types ?? []).includes('Files');
+}
+
+/** Header, upload tray and drop zone around every signed-in page. */
+export function Layout() {
+  const client = useDrive();
+  const auth = useAuth<AuthApi>();
+  const user = useUser();
+  const queryClient = useQueryClient();
+  const queue = useMemo(
+    () =>
+      driveUploadQueue(client, () => {
+        for (const queryKey of LIVE_KEYS) void queryClient.invalidateQueries({ queryKey });
+      }),
+    [client, queryClient],
+  );
+  const uploads = useUploadQueue(queue);
+  const [target, setTarget] = useState<string | null>(null);
+  const [dragging, setDragging] = useState(false);
+  const addFiles = useAddFiles(queue);
+  const depth = useRef(0);
+
+  useEffect(() => {
+    if (user) markSignedIn();
+  }, [user]);
+
+  useLiveQueries(
+    `drive-live:${user?.id ?? 'none'}`,
+    [
+      { table: 'files', filter: `owner_id=eq.${user?.id}` },
+      { table: 'folders', filter: `owner_id=eq.${user?.id}` },
+    ],
+    LIVE_KEYS,
+    { enabled: Boolean(user) },
+  );
+  const presence = usePresence(
+    `devices:${user?.id ?? 'none'}`,
+    { since: new Date().toISOString() },
+    {
+      enabled: Boolean(user),
+    },
+  );
+
+  // Drag and drop anywhere on the page.
+  useEffect(() => {
+    const enter = (e: DragEvent) => {
+      if (!hasFiles(e)) return;
+      e.preventDefault();
+      depth.current += 1;
+      setDragging(true);
+    };
+    const over = (e: DragEvent) => {
+      if (hasFiles(e)) e.preventDefault();
+    };
+    const leave = () => {
+      depth.current = Math.max(0, depth.current - 1);
+      if (depth.current === 0) setDragging(false);
+    };
+    const drop = (e: DragEvent) => {
+      if (!hasFiles(e)) return;
+      e.preventDefault();
+      depth.current = 0;
+      setDragging(false);
+      const files = Array.from(e.dataTransfer?.files ?? []);
+      if (files.length) addFiles(files, targetRef.current);
+    };
+    window.addEventListener('dragenter', enter);
+    window.addEventListener('dragover', over);
+    window.addEventListener('dragleave', leave);
+    window.addEventListener('drop', drop);
+    return () => {
+      window.removeEventListener('dragenter', enter);
+      window.removeEventListener('dragover', over);
+      window.removeEventListener('dragleave', leave);
+      window.removeEventListener('drop', drop);
+    };
+  }, [addFiles]);
+  const targetRef = useRef(target);
+  targetRef.current = target;
+
+  const setUploadTarget = useCallback((id: string | null) => setTarget(id), []);
+  const context = useMemo<LayoutContext>(
+    () => ({ setUploadTarget, addFiles }),
+    [setUploadTarget, addFiles],
+  );
+  const name = (user?.user_metadata?.display_name as string | undefined) || user?.email || '';
+
+  return (
+    <div className="app">
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <Link to="/files" className="brand">
+          Drive
+        </Link>
+        <nav aria-label="Main">
+          <NavLink to="/files" end={false}>
+            Files
+          </NavLink>
+          <NavLink to="/settings">Settings</NavLink>
+        </nav>
+        <div className="topbar-end">
+          <span
+            className="presence"
+            role="status"
+            aria-live="polite"
+            title="Devices where you are signed in right now"
+          >
+            <span className="dot" aria-hidden="true" />
+            {presence.count <= 1 ? 'On 1 device' : `On ${presence.count} devices`}
+          </span>
+          <span className="who" title={user?.email}>
+            {name}
+          </span>
+          <button
+            type="button"
+            onClick={() => {
+              markSignOutByUser();
+              void auth.signOut();
+            }}
+          >
+            Sign out
+          </button>
+        </div>
+      </header>
+      {uploads.offline ? (
+        <p className="banner" role="status">
+          You are offline. Uploads are paused and will resume when you are back online.
+        </p>
+      ) : null}
+      <div id="main" className="content">
+        <Outlet context={context} />
+      </div>
+      <UploadTray view={uploads} />
+      {dragging ? (
+        <div className="dropzone" aria-hidden="true">
+          <p>Drop files to upload them here</p>
+        </div>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,77 @@
+import { useId, useState } from 'react';
+import type { FolderRow } from '../lib/api';
+import { Dialog } from './Dialog';
+import { ErrorText } from './ErrorText';
+import type { Entry } from './FileList';
+
+/** Folders as an indented tree, without the moved folders and their descendants. */
+function tree(
+  folders: FolderRow[],
+  excluded: Set<string>,
+): Array<{ folder: FolderRow; depth: number }> {
+  const children = new Map<string | null, FolderRow[]>();
+  for (const f of folders) {
+    const list = children.get(f.parent_id) ?? [];
+    list.push(f);
+    children.set(f.parent_id, list);
+  }
+  const out: Array<{ folder: FolderRow; depth: number }> = [];
+  const walk = (parent: string | null, depth: number) => {
+    for (const f of (children.get(parent) ?? []).sort((a, b) => a.name.localeCompare(b.name))) {
+      if (excluded.has(f.id)) continue;
+      out.push({ folder: f, depth });
+      walk(f.id, depth + 1);
+    }
+  };
+  walk(null, 0);
+  return out;
+}
+
+/** Picks where selected entries go. */
+export default function MoveDialog(props: {
+  entries: Entry[];
+  folders: FolderRow[];
+  pending: boolean;
+  error: unknown;
+  onMove: (destination: string | null) => void;
+  onClose: () => void;
+}) {
+  const excluded = new Set(props.entries.filter((e) => e.kind === 'folder').map((e) => e.row.id));
+  const options = tree(props.folders, excluded);
+  const [destination, setDestination] = useState('');
+  const id = useId();
+  return (
+    <Dialog
+      title={`Move ${props.entries.length === 1 ? `“${props.entries[0]?.row.name}”` : `${props.entries.length} items`}`}
+      onClose={props.onClose}
+    >
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          props.onMove(destination || null);
+        }}
+      >
+        <div className="field">
+          <label htmlFor={id}>Destination</label>
+          <select id={id} value={destination} onChange={(e) => setDestination(e.target.value)}>
+            <option value="">My files</option>
+            {options.map(({ folder, depth }) => (
+              <option key={folder.id} value={folder.id}>
+                {`${'\u00a0\u00a0'.repeat(depth + 1)}${folder.name}`}
+              </option>
+            ))}
+          </select>
+        </div>
+        <ErrorText error={props.error} />
+        <div className="dialog-actions">
+          <button type="button" onClick={props.onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="primary" disabled={props.pending}>
+            Move
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

@@ -1,0 +1,263 @@
+/**
+ * Drive's data: rows, queries and writes, in one place. Screens call these through the
+ * hooks of `@app/backend-react`; access control is the backend's row level security.
+ */
+import type { DriveClient } from './client-types';
+
+export interface FolderRow {
+  id: string;
+  owner_id: string;
+  parent_id: string | null;
+  name: string;
+  created_at: string;
+}
+
+export interface FileRow {
+  id: string;
+  owner_id: string;
+  folder_id: string | null;
+  name: string;
+  size: number | string;
+  mime_type: string;
+  object_path: string;
+  status: 'uploading' | 'ready';
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ShareRow {
+  id: string;
+  file_id: string;
+  token: string;
+  expires_at: string;
+  revoked_at: string | null;
+  created_at: string;
+  download_count: number;
+}
+
+export interface Usage {
+  used_bytes: number | string;
+  file_count: number;
+  quota_bytes: number | string;
+}
+
+export type SortKey = 'name' | 'size' | 'date';
+export interface Sort {
+  key: SortKey;
+  ascending: boolean;
+}
+
+export const BUCKET = 'files';
+
+const fileOrder = (sort: Sort): string =>
+  sort.key === 'size' ? 'size' : sort.key === 'date' ? 'updated_at' : 'name';
+
+export const keys = {
+  folders: (parentId: string | null) => ['folders', parentId] as const,
+  folder: (id: string) => ['folder', id] as const,
+  files: (folderId: string | null, sort: Sort) =>
+    ['files', folderId, sort.key, sort.ascending] as const,
+  search: (q: string) => ['search', q] as const,
+  usage: ['usage'] as const,
+  profile: (id: string) => ['profile', id] as const,
+  shares: (fileId: string) => ['shares', fileId] as const,
+  allFolders: ['folders-all'] as const,
+};
+
+/** Sub-folders of a folder (null: the root), by name. */
+export function listFolders(client: DriveClient, parentId: string | null, sort: Sort) {
+  const q = client.from('folders').select('*');
+  return (parentId ? q.eq('parent_id', parentId) : q.is('parent_id', null)).order(
+    sort.key === 'date' ? 'created_at' : 'name',
+    { ascending: sort.key === 'size' ? true : sort.ascending },
+  );
+}
+
+/** Every folder of the user (for breadcrumbs and "move to"). */
+export function listAllFolders(client: DriveClient) {
+  return client.from('folders').select('id,parent_id,name').order('name');
+}
+
+/** Files of a folder, rows `from`..`to`, with the exact total. */
+export function listFiles(
+  client: DriveClient,
+  folderId: string | null,
+  sort: Sort,
+  from: number,
+  to: number,
+) {
+  const q = client.from('files').select('*', { count: 'exact' });
+  return (folderId ? q.eq('folder_id', folderId) : q.is('folder_id', null))
+    .order(fileOrder(sort), { ascending: sort.ascending })
+    .order('id', { ascending: true })
+    .range(from, to);
+}
+
+export function searchFiles(client: DriveClient, q: string) {
+  return client.rpc('search_files', { q }).limit(500);
+}
+
+export function createFolder(client: DriveClient, name: string, parentId: string | null) {
+  return client.from('folders').insert({ name, parent_id: parentId }).select().single();
+}
+
+export function renameItem(
+  client: DriveClient,
+  table: 'files' | 'folders',
+  id: string,
+  name: string,
+) {
+  return client.from(table).update({ name }).eq('id', id).select().single();
+}
+
+export function moveItems(
+  client: DriveClient,
+  table: 'files' | 'folders',
+  ids: string[],
+  destination: string | null,
+) {
+  const column = table === 'files' ? 'folder_id' : 'parent_id';
+  return client
+    .from(table)
+    .update({ [column]: destination })
+    .in('id', ids)
+    .select('id');
+}
+
+/** Deletes file rows and their stored objects. */
+export async function deleteFiles(
+  client: DriveClient,
+  files: Pick<FileRow, 'id' | 'object_path'>[],
+) {
+  if (files.length === 0) return { data: [], error: null };
+  const removed = await client.storage.from(BUCKET).remove(files.map((f) => f.object_path));
+  if (removed.error) return removed;
+  return client
+    .from('files')
+    .delete()
+    .in(
+      'id',
+      files.map((f) => f.id),
+    )
+    .select('id');
+}
+
+/**
+ * Deletes folders: the stored objects of every file below them first (the rows follow by
+ * cascade).
+ */
+export async function deleteFolders(client: DriveClient, folderIds: string[]) {
+  if (folderIds.length === 0) return { data: [], error: null };
+  const all = await listAllFolders(client);
+  if (all.error) return all;
+  const folders = (all.data ?? []) as Pick<FolderRow, 'id' | 'parent_id'>[];
+  const below = new Set(folderIds);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const f of folders) {
+      if (f.parent_id && below.has(f.parent_id) && !below.has(f.id)) {
+        below.add(f.id);
+        grew = true;
+      }
+    }
+  }
+  const files = await client
+    .from('files')
+    .select('id,object_path')
+    .in('folder_id', [...below]);
+  if (files.error) return files;
+  const paths = ((files.data ?? []) as Pick<FileRow, 'object_path'>[]).map((f) => f.object_path);
+  for (let i = 0; i < paths.length; i += 500) {
+    const removed = await client.storage.from(BUCKET).remove(paths.slice(i, i + 500));
+    if (removed.error) return removed;
+  }
+  return client.from('folders').delete().in('id', folderIds).select('id');
+}
+
+export function storageUsage(client: DriveClient) {
+  return client.rpc('storage_usage').single();
+}
+
+export function getProfile(client: DriveClient, id: string) {
+  return client.from('profiles').select('*').eq('id', id).maybeSingle();
+}
+
+export function updateProfile(client: DriveClient, id: string, displayName: string) {
+  return client
+    .from('profiles')
+    .update({ display_name: displayName })
+    .eq('id', id)
+    .select()
+    .single();
+}
+
+export function listShares(client: DriveClient, fileId: string) {
+  return client
+    .from('shares')
+    .select('*')
+    .eq('file_id', fileId)
+    .order('created_at', { ascending: false });
+}
+
+export function createShare(client: DriveClient, fileId: string, hours: number) {
+  const expires = new Date(Date.now() + hours * 3600_000).toISOString();
+  return client.from('shares').insert({ file_id: fileId, expires_at: expires }).select().single();
+}
+
+export function revokeShare(client: DriveClient, id: string) {
+  return client
+    .from('shares')
+    .update({ revoked_at: new Date().toISOString() })
+    .eq('id', id)
+    .select()
+    .single();
+}
+
+/** A short-lived URL to read a file (preview), or to download it under its name. */
+export function signedUrl(
+  client: DriveClient,
+  file: Pick<FileRow, 'object_path' | 'name'>,
+  download: boolean,
+) {
+  return client.storage
+    .from(BUCKET)
+    .createSignedUrl(file.object_path, 600, download ? { download: file.name } : undefined);
+}
+
+/** Starts or resumes the upload of a file: the files row it goes into. */
+export function beginUpload(
+  client: DriveClient,
+  folderId: string | null,
+  file: { name: string; size: number; type: string },
+) {
+  return client
+    .rpc('begin_upload', {
+      p_folder_id: folderId,
+      p_name: file.name,
+      p_size: file.size,
+      p_mime_type: file.type || 'application/octet-stream',
+    })
+    .single();
+}
+
+export function markReady(client: DriveClient, id: string) {
+  return client.from('files').update({ status: 'ready' }).eq('id', id).select().single();
+}
+
+export function discardUpload(client: DriveClient, id: string) {
+  return client.from('files').delete().eq('id', id).eq('status', 'uploading');
+}
+
+/** The public view of a share, through the `share` function. */
+export interface SharedFile {
+  name: string;
+  size: number;
+  mimeType: string;
+  expiresAt: string;
+  url: string;
+}
+
+export function openShare(client: DriveClient, token: string) {
+  return client.functions.invoke('share', { body: { token } });
+}

@@ -1,0 +1,152 @@
+import { formatBytes } from '../format';
+
+/** What the user sees for a failure: one sentence, and an id to quote when it is unexpected. */
+export interface UserError {
+  /** The sentence to show. */
+  message: string;
+  /** Which known case it is (`'other'` for anything unexpected). */
+  kind: UserErrorKind;
+  /** Short id, logged to the console with the details (only for `'other'`). */
+  id: string | null;
+}
+
+export type UserErrorKind =
+  | 'invalid_credentials'
+  | 'email_taken'
+  | 'weak_password'
+  | 'invalid_email'
+  | 'session_expired'
+  | 'offline'
+  | 'quota_exceeded'
+  | 'too_large'
+  | 'name_exists'
+  | 'invalid_name'
+  | 'link_expired'
+  | 'link_revoked'
+  | 'link_not_found'
+  | 'rate_limited'
+  | 'other';
+
+interface ErrorFields {
+  status: number | null;
+  code: string;
+  message: string;
+  hint: string;
+  details: string;
+  body: Record<string, unknown> | null;
+}
+
+const QUOTA_DETAIL = /used (\d+) of (\d+) bytes/;
+
+function fields(error: unknown): ErrorFields {
+  const e = (typeof error === 'object' && error !== null ? error : {}) as Record<string, unknown>;
+  const body =
+    typeof e.body === 'object' && e.body !== null ? (e.body as Record<string, unknown>) : null;
+  const text = (v: unknown) => (typeof v === 'string' ? v : '');
+  const details = typeof e.details === 'string' ? e.details : JSON.stringify(e.details ?? '');
+  return {
+    status: typeof e.status === 'number' ? e.status : null,
+    code: text(body?.error) || text(e.code) || text(e.error),
+    message: text(e.message),
+    hint: text(e.hint),
+    details,
+    body,
+  };
+}
+
+function shortId(): string {
+  const bytes = new Uint8Array(4);
+  globalThis.crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+const known = (kind: UserErrorKind, message: string): UserError => ({ kind, message, id: null });
+
+/**
+ * Maps any backend, network or programming error to one sentence for people. Unknown
+ * errors become "Something went wrong" with a short id; the details go to the console under
+ * that id. No raw backend text or JSON reaches the screen.
+ *
+ * @example
+ * const { message } = toUserError(error, { online: navigator.onLine });
+ */
+export function toUserError(
+  error: unknown,
+  context: { online?: boolean; log?: (...args: unknown[]) => void } = {},
+): UserError {
+  const f = fields(error);
+  const lower = `${f.code} ${f.message}`.toLowerCase();
+  if (f.code === 'invalid_credentials' || lower.includes('invalid login credentials')) {
+    return known('invalid_credentials', 'Incorrect email or password.');
+  }
+  if (f.code === 'user_already_exists' || f.code === 'email_exists') {
+    return known('email_taken', 'An account with this email already exists. Sign in instead.');
+  }
+  if (f.code === 'weak_password') {
+    return known('weak_password', 'Choose a stronger password: at least 8 characters.');
+  }
+  if (
+    f.code === 'email_address_invalid' ||
+    (f.code === 'validation_failed' && lower.includes('email'))
+  ) {
+    return known('invalid_email', 'Enter a valid email address.');
+  }
+  if (
+    f.code === 'session_not_found' ||
+    f.code === 'session_expired' ||
+    f.code === 'refresh_token_not_found' ||
+    f.code === 'refresh_token_already_used' ||
+    f.code === 'PGRST301' ||
+    f.code === 'PGRST303' ||
+    (f.status === 401 && lower.includes('jwt'))
+  ) {
+    return known('session_expired', 'Your session has expired. Sign in again — nothing was lost.');
+  }
+  if (
+    f.code === 'over_request_rate_limit' ||
+    f.code === 'over_email_send_rate_limit' ||
+    f.status === 429
+  ) {
+    return known('rate_limited', 'Too many attempts. Wait a minute and try again.');
+  }
+  if (f.hint === 'quota_exceeded' || lower.includes('quota')) {
+    const m = QUOTA_DETAIL.exec(f.details);
+    const usage = m
+      ? ` You are using ${formatBytes(Number(m[1]))} of ${formatBytes(Number(m[2]))}.`
+      : '';
+    return known('quota_exceeded', `Not enough storage left for this file.${usage}`);
+  }
+  if (
+    f.code === 'EntityTooLarge' ||
+    f.status === 413 ||
+    lower.includes('too large') ||
+    (f.code === '23514' && lower.includes('size'))
+  ) {
+    return known('too_large', 'This file is too large: the limit is 5 GB per file.');
+  }
+  if (f.code === '23505' || f.code === 'KeyAlreadyExists' || f.code === 'ResourceAlreadyExists') {
+    return known('name_exists', 'An item with this name already exists here.');
+  }
+  if (f.hint === 'invalid_name' || lower.includes('is_valid_name')) {
+    return known(
+      'invalid_name',
+      'Names need 1–255 characters, without “/”, and cannot be “.” or “..”.',
+    );
+  }
+  if (f.code === 'expired') return known('link_expired', 'This link has expired.');
+  if (f.code === 'revoked') return known('link_revoked', 'This link has been revoked.');
+  if ((f.code === 'not_found' || f.code === 'invalid_request') && f.body)
+    return known('link_not_found', 'This link does not exist.');
+  if (
+    context.online === false ||
+    (f.status === 0 && (globalThis.navigator?.onLine ?? true) === false)
+  ) {
+    return known(
+      'offline',
+      'You are offline. Uploads are paused and will resume when you are back online.',
+    );
+  }
+  const id = shortId();
+  (context.log ?? console.error)(`[Drive error ${id}]`, error);
+  return { kind: 'other', id, message: `Something went wrong (error ${id}). Please try again.` };
+}

@@ -1,0 +1,189 @@
+import { useAuth, useBackendMutation, useBackendQuery, useUser } from '@app/backend-react';
+import { type FormEvent, type ReactNode, useEffect, useId, useState } from 'react';
+import { ErrorText } from '../components/ErrorText';
+import { formatBytes } from '../format';
+import { getProfile, keys, storageUsage, type Usage, updateProfile } from '../lib/api';
+import type { AuthApi, DriveClient } from '../lib/client-types';
+import { markSignOutByUser } from '../lib/session';
+
+function Section({ title, children }: { title: string; children: ReactNode }) {
+  const id = useId();
+  return (
+    <section className="card" aria-labelledby={id}>
+      <h2 id={id}>{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+function Saved({ show, text = 'Saved.' }: { show: boolean; text?: string }) {
+  return show ? (
+    <p className="ok" role="status">
+      {text}
+    </p>
+  ) : null;
+}
+
+export default function SettingsScreen() {
+  const user = useUser();
+  const auth = useAuth<AuthApi>();
+  const uid = user?.id ?? '';
+  const nameId = useId();
+  const emailId = useId();
+  const passwordId = useId();
+
+  const profile = useBackendQuery<{ display_name: string } | null, DriveClient>(
+    keys.profile(uid),
+    (c) => getProfile(c, uid),
+    { enabled: Boolean(uid) },
+  );
+  const usage = useBackendQuery<Usage, DriveClient>(keys.usage, (c) => storageUsage(c));
+  const [name, setName] = useState('');
+  useEffect(() => {
+    if (profile.data) setName(profile.data.display_name);
+  }, [profile.data]);
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [problem, setProblem] = useState<string | null>(null);
+
+  const saveName = useBackendMutation(
+    async (v: string, c: DriveClient) => {
+      const r = await updateProfile(c, uid, v);
+      if (r.error) return r;
+      return auth.updateUser({ data: { display_name: v } });
+    },
+    { invalidates: [keys.profile(uid)] },
+  );
+  const saveEmail = useBackendMutation((v: string) => auth.updateUser({ email: v }));
+  const savePassword = useBackendMutation((v: string) => auth.updateUser({ password: v }), {
+    onSuccess: () => setPassword(''),
+  });
+  const others = useBackendMutation(async () => {
+    const { error } = await auth.signOut({ scope: 'others' });
+    return { data: true, error };
+  });
+
+  const used = Number(usage.data?.used_bytes ?? 0);
+  const quota = Number(usage.data?.quota_bytes ?? 0);
+  const pct = quota > 0 ? Math.min(100, (used / quota) * 100) : 0;
+
+  return (
+    <main className="page settings">
+      <h1>Settings</h1>
+      <Section title="Storage">
+        <ErrorText error={usage.error} />
+        {usage.data ? (
+          <>
+            <progress max={100} value={pct} aria-label="Storage used" />
+            <p>
+              {formatBytes(used)} of {formatBytes(quota)} used · {usage.data.file_count}{' '}
+              {usage.data.file_count === 1 ? 'file' : 'files'}
+            </p>
+          </>
+        ) : (
+          <p role="status">Loading…</p>
+        )}
+      </Section>
+      <Section title="Profile">
+        <form
+          onSubmit={(e: FormEvent) => {
+            e.preventDefault();
+            saveName.mutate(name.trim().slice(0, 80));
+          }}
+        >
+          <div className="field">
+            <label htmlFor={nameId}>Display name</label>
+            <input
+              id={nameId}
+              value={name}
+              maxLength={80}
+              onChange={(e) => setName(e.target.value)}
+            />
+          </div>
+          <ErrorText error={saveName.error} />
+          <Saved show={saveName.isSuccess} />
+          <button type="submit" disabled={saveName.isPending}>
+            Save name
+          </button>
+        </form>
+      </Section>
+      <Section title="Email">
+        <p>Current email: {user?.email}</p>
+        <form
+          onSubmit={(e: FormEvent) => {
+            e.preventDefault();
+            saveEmail.mutate(email.trim());
+          }}
+        >
+          <div className="field">
+            <label htmlFor={emailId}>New email</label>
+            <input
+              id={emailId}
+              type="email"
+              autoComplete="email"
+              value={email}
+              onChange={(e) => setEmail(e.target.value)}
+              required
+            />
+          </div>
+          <ErrorText error={saveEmail.error} />
+          <Saved show={saveEmail.isSuccess} text="Check both mailboxes to confirm the change." />
+          <button type="submit" disabled={saveEmail.isPending}>
+            Change email
+          </button>
+        </form>
+      </Section>
+      <Section title="Password">
+        <form
+          onSubmit={(e: FormEvent) => {
+            e.preventDefault();
+            if (password.length < 8) {
+              setProblem('Use at least 8 characters.');
+              return;
+            }
+            setProblem(null);
+            savePassword.mutate(password);
+          }}
+        >
+          <div className="field">
+            <label htmlFor={passwordId}>New password</label>
+            <input
+              id={passwordId}
+              type="password"
+              autoComplete="new-password"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+              aria-invalid={problem ? true : undefined}
+            />
+            {problem ? <p className="field-error">{problem}</p> : null}
+          </div>
+          <ErrorText error={savePassword.error} />
+          <Saved show={savePassword.isSuccess} text="Password changed." />
+          <button type="submit" disabled={savePassword.isPending}>
+            Change password
+          </button>
+        </form>
+      </Section>
+      <Section title="Sessions">
+        <p>Signed in somewhere you no longer use? Sign out of every other device and browser.</p>
+        <ErrorText error={others.error} />
+        <Saved show={others.isSuccess} text="Signed out everywhere else." />
+        <div className="row-buttons">
+          <button type="button" onClick={() => others.mutate()} disabled={others.isPending}>
+            Sign out everywhere else
+          </button>
+          <button
+            type="button"
+            className="danger"
+            onClick={() => {
+              markSignOutByUser();
+              void auth.signOut();
+            }}
+          >
+            Sign out
+          </button>
+        </div>
+      </Section>
+    </main>
+  );
+}
