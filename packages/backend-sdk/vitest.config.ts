@@ -5,6 +5,8 @@ export default defineConfig({
   resolve: { alias: workspaceAliases },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 90_000,
     reporters: ['default', 'json'],
     outputFile: { json: '.artifacts/test-report.json' },
   },

@@ -27,7 +27,7 @@ export function recordingFetch(respond: FetchLike = (input, init) => fetch(input
 } {
   const log: Recorded[] = [];
   const wrapped: FetchLike = async (input, init) => {
-    const request = input instanceof Request && !init ? input.clone() : new Request(input, init);
+    const request = input instanceof Request ? input.clone() : new Request(input, init);
     const url = new URL(request.url);
     const headers: Record<string, string> = {};
     request.headers.forEach((v, k) => {
