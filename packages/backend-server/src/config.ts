@@ -74,6 +74,16 @@ export interface RealtimeOptions {
   maxPayloadBytes?: number;
 }
 
+/** Storage settings. */
+export interface StorageOptions {
+  /** Server-wide upload limit in bytes (buckets may set lower ones). Default 50 GiB. */
+  fileSizeLimit?: number;
+  /** Seconds an unfinished resumable upload is kept (`Upload-Expires`). Default 24 h. */
+  uploadExpiry?: number;
+  /** Seconds a signed upload URL is valid. Default 60, as the hosted service. */
+  signedUploadExpiry?: number;
+}
+
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
   /** TCP port; 0 picks a free one. Default 54321. */
@@ -94,6 +104,7 @@ export interface StartServerOptions {
   jwtSecret?: string;
   auth?: AuthOptions;
   rest?: RestOptions;
+  storage?: StorageOptions;
   realtime?: RealtimeOptions;
   functions?: FunctionsOptions;
   /** Log requests and mails to the console. Default false. */
@@ -123,6 +134,7 @@ export interface ServerConfig {
     rateLimits: AuthRateLimits | false;
   };
   rest: Required<RestOptions>;
+  storage: Required<StorageOptions>;
   realtime: Required<RealtimeOptions>;
   functions: {
     wallTimeMs: number;
@@ -189,6 +201,11 @@ export async function resolveConfig(options: StartServerOptions = {}): Promise<S
     realtime: {
       idleTimeoutMs: options.realtime?.idleTimeoutMs ?? 60_000,
       maxPayloadBytes: options.realtime?.maxPayloadBytes ?? 3_000_000,
+    },
+    storage: {
+      fileSizeLimit: options.storage?.fileSizeLimit ?? 50 * 1024 ** 3,
+      uploadExpiry: options.storage?.uploadExpiry ?? 24 * 60 * 60,
+      signedUploadExpiry: options.storage?.signedUploadExpiry ?? 60,
     },
     log: options.log ?? false,
   };

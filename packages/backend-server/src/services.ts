@@ -3,6 +3,7 @@ import { functionsService } from './functions/index';
 import { devMailService } from './mail/index';
 import { realtimeService } from './realtime/index';
 import type { ServiceModule } from './service';
+import { storageService } from './storage/index';
 
 /**
  * Every service of the server, in mount order. Each lives in its own folder and owns its
@@ -13,4 +14,5 @@ export const SERVICES: readonly ServiceModule[] = [
   devMailService,
   functionsService,
   realtimeService,
+  storageService,
 ];

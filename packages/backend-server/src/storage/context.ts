@@ -1,0 +1,76 @@
+import type { Database } from '../db/index';
+import type { GatewayInfo } from '../http/gateway';
+import { authenticate, type Caller } from './auth';
+import type { DiskStore } from './disk';
+import { ERR } from './errors';
+
+/** What every storage route reads. */
+export interface StorageContext {
+  db: Database;
+  disk: DiskStore;
+  /** HS256 secret of JWTs and signed URL tokens. */
+  secret: string;
+  /** Server-wide upload limit in bytes. */
+  globalLimit: number;
+  /** Lifetime of signed upload URLs, seconds. */
+  signedUploadExpiry: number;
+}
+
+/** One routed request: the Web request, its path under /storage/v1 and the gateway info. */
+export interface StorageRequest {
+  req: Request;
+  path: string;
+  query: URLSearchParams;
+  gateway: GatewayInfo;
+}
+
+/** The verified caller of a request (AccessDenied when the token is missing or bad). */
+export const callerOf = (s: StorageContext, r: StorageRequest): Promise<Caller> =>
+  authenticate(r.req, r.path, r.gateway, s.secret);
+
+/** A JSON response. */
+export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+  });
+}
+
+/** The JSON object body of a request (`{}` when empty); InvalidRequest when it is not one. */
+export async function readJson(req: Request): Promise<Record<string, unknown>> {
+  const text = await req.text();
+  if (text.trim() === '') return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    if (value && typeof value === 'object' && !Array.isArray(value)) {
+      return value as Record<string, unknown>;
+    }
+  } catch {}
+  throw ERR.invalidRequest('Body is not a valid JSON object');
+}
+
+/** A required string property of a body (`body must have required property 'x'`). */
+export function requireString(body: Record<string, unknown>, name: string): string {
+  const value = body[name];
+  if (value === undefined || value === null) {
+    throw ERR.invalidRequest(`body must have required property '${name}'`);
+  }
+  if (typeof value !== 'string') throw ERR.invalidRequest(`body/${name} must be string`);
+  return value;
+}
+
+/** An optional integer property within bounds. */
+export function optionalInt(
+  body: Record<string, unknown>,
+  name: string,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number | undefined {
+  const value = body[name];
+  if (value === undefined || value === null) return undefined;
+  const n = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) {
+    throw ERR.invalidRequest(`body/${name} must be an integer between ${min} and ${max}`);
+  }
+  return n;
+}
