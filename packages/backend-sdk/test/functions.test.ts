@@ -72,7 +72,7 @@ describe('functions.invoke conformance with the official client', () => {
   it('HTTP errors carry the parsed body', async () => {
     const r = await both('teapot', {});
     expect(r.b.error?.name).toBe('FunctionsHttpError');
-    const body = await (r.b.error?.context as Response).json();
+    const body = await (r.b.error as { context: Response }).context.json();
     expect(isFunctionsError(r.a.error)).toBe(true);
     expect(r.a.error).toMatchObject({ type: 'http', status: 418, code: 'teapot', body });
     expect(r.a.error?.message).toBe(r.b.error?.message);
@@ -93,7 +93,7 @@ describe('functions.invoke conformance with the official client', () => {
     const r = await both('does-not-exist', {});
     expect(r.b.error?.name).toBe('FunctionsHttpError');
     expect(r.a.error).toMatchObject({ type: 'http', status: 404 });
-    expect(r.a.error?.body).toBe(await (r.b.error?.context as Response).text());
+    expect(r.a.error?.body).toBe(await (r.b.error as { context: Response }).context.text());
   });
 
   it('a throwing function is an HTTP error with the runtime body', async () => {
