@@ -1,0 +1,166 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createClient } from '../client';
+import { BackendError, isBackendError } from '../errors';
+import { checkProject, createHttp } from './index';
+
+/**
+ * A tiny scripted HTTP server (a test fixture for the transport layer, not a stand-in for
+ * the backend): each request gets the next scripted answer and is recorded.
+ */
+type Answer = (req: IncomingMessage, res: ServerResponse) => void;
+let server: Server;
+let url: string;
+let script: Answer[] = [];
+let seen: { method: string; url: string; headers: IncomingMessage['headers'] }[] = [];
+const ok: Answer = (_req, res) =>
+  res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+const status =
+  (code: number, headers: Record<string, string> = {}): Answer =>
+  (_req, res) =>
+    res.writeHead(code, headers).end('{}');
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
+    (script.shift() ?? ok)(req, res);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+beforeEach(() => {
+  script = [];
+  seen = [];
+});
+
+const error = (m: string, o: ConstructorParameters<typeof BackendError>[1]) =>
+  new BackendError(m, o);
+
+describe('project checks', () => {
+  it.each([['not a url'], ['ftp://x'], [''], [undefined]])('rejects the URL %j', (bad) => {
+    expect(() => checkProject(bad, 'key')).toThrow(/Invalid project URL/);
+    expect(() => createClient(bad as string, 'key')).toThrow(BackendError);
+  });
+
+  it('rejects an empty key with a clear error', () => {
+    let caught: unknown;
+    try {
+      createClient('http://127.0.0.1:1', '  ');
+    } catch (e) {
+      caught = e;
+    }
+    expect(isBackendError(caught)).toBe(true);
+    expect(caught).toMatchObject({
+      code: 'invalid_argument',
+      message: 'The project API key is required',
+    });
+  });
+
+  it('normalises a trailing slash', () => {
+    expect(checkProject('https://ref.example.co/', 'k')).toBe('https://ref.example.co');
+  });
+});
+
+describe('createHttp', () => {
+  it('sends apikey, bearer (token else key), X-Client-Info and global headers', async () => {
+    let token: string | null = null;
+    const http = createHttp({
+      url,
+      key: 'KEY',
+      headers: { 'x-app': 'drive' },
+      accessToken: () => token,
+    });
+    await http.send({ path: '/a', error });
+    token = 'USER';
+    await http.send({ path: '/b', query: 'x=1', error });
+    await http.send({ path: '/c', token: null, error });
+    expect(
+      seen.map((s) => [s.url, s.headers.apikey, s.headers.authorization, s.headers['x-app']]),
+    ).toEqual([
+      ['/a', 'KEY', 'Bearer KEY', 'drive'],
+      ['/b?x=1', 'KEY', 'Bearer USER', 'drive'],
+      ['/c', 'KEY', undefined, 'drive'],
+    ]);
+    expect(seen[0]?.headers['x-client-info']).toMatch(/^backend-sdk-js\//);
+  });
+
+  it('retries GET on 503 and 520, honouring Retry-After, with X-Retry-Count', async () => {
+    script = [status(503, { 'retry-after': '0' }), status(520), ok];
+    const http = createHttp({ url, key: 'K', retryDelay: () => 1 });
+    const res = await http.send({ path: '/r', error });
+    expect(res.status).toBe(200);
+    expect(seen.map((s) => s.headers['x-retry-count'])).toEqual([undefined, '1', '2']);
+  });
+
+  it('gives up after the retry limit and returns the last response', async () => {
+    script = [status(503), status(503), status(503)];
+    const http = createHttp({ url, key: 'K', retries: 2, retryDelay: () => 1 });
+    expect((await http.send({ path: '/r', error })).status).toBe(503);
+    expect(seen).toHaveLength(3);
+  });
+
+  it('never retries POST', async () => {
+    script = [status(503)];
+    const http = createHttp({ url, key: 'K', retryDelay: () => 1 });
+    expect((await http.send({ method: 'POST', path: '/p', body: 'x', error })).status).toBe(503);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('does not retry other errors', async () => {
+    script = [status(500)];
+    const http = createHttp({ url, key: 'K', retryDelay: () => 1 });
+    expect((await http.send({ path: '/e', error })).status).toBe(500);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('maps a network failure (after retries) to network_error with status 0', async () => {
+    let attempts = 0;
+    const http = createHttp({
+      url,
+      key: 'K',
+      retryDelay: () => 1,
+      fetch: async () => {
+        attempts++;
+        throw new TypeError('fetch failed');
+      },
+    });
+    await expect(http.send({ path: '/n', error })).rejects.toMatchObject({
+      status: 0,
+      code: 'network_error',
+    });
+    expect(attempts).toBe(4);
+  });
+
+  it('maps a timeout to code timeout', async () => {
+    script = [(_req, res) => setTimeout(() => res.end('late'), 500)];
+    const http = createHttp({ url, key: 'K', timeout: 50, retries: 0 });
+    await expect(http.send({ path: '/slow', error })).rejects.toMatchObject({ code: 'timeout' });
+  });
+
+  it('maps an abort mid-flight to code aborted', async () => {
+    script = [(_req, res) => setTimeout(() => res.end('late'), 500)];
+    const http = createHttp({ url, key: 'K' });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 30);
+    await expect(
+      http.send({ path: '/slow', signal: controller.signal, error }),
+    ).rejects.toMatchObject({
+      code: 'aborted',
+    });
+  });
+
+  it('maps an unserialisable JSON body to invalid_body without sending', async () => {
+    const http = createHttp({ url, key: 'K' });
+    await expect(
+      http.send({
+        method: 'POST',
+        path: '/j',
+        json: { n: 1n, f: () => 1, self: globalThis },
+        error,
+      }),
+    ).rejects.toMatchObject({ code: 'invalid_body' });
+    expect(seen).toHaveLength(0);
+  });
+});
