@@ -36,8 +36,9 @@ interface UploadRecord {
 const tusError = (status: number, body: string) => ({ status_code: status, body: `${body}\n` });
 
 /**
- * The file store of tus, plus: uploads that just became objects still answer (as complete)
- * for a moment, because tus reads an upload back after its finish hook.
+ * The file store of tus, plus: an upload that just became an object still answers (as
+ * complete) until the end of the request's turn, because tus reads it back after its
+ * finish hook.
  */
 class ObjectFileStore extends FileStore {
   readonly finished = new Map<string, Upload>();
@@ -181,7 +182,8 @@ export function createTus(s: StorageContext, expiryMs: number): TusService {
       const file = join(s.disk.tus, upload.id);
       const size = upload.size ?? (await stat(file)).size;
       datastore.finished.set(upload.id, new Upload({ ...upload, size, offset: size }));
-      setTimeout(() => datastore.finished.delete(upload.id), 10_000).unref();
+      // tus reads it back right after this hook, within the same turn of the event loop.
+      setImmediate(() => datastore.finished.delete(upload.id));
       try {
         await s.disk.syncFile(file);
         await s.disk.adopt(file, upload.id);
