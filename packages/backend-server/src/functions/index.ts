@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { existsSync, statSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,10 +38,10 @@ function runtimeSource(): string {
   return found;
 }
 
-async function findEntry(dir: string): Promise<string | null> {
+function findEntry(dir: string): string | null {
   for (const file of ENTRIES) {
     const path = join(dir, file);
-    if ((await stat(path).catch(() => null))?.isFile()) return path;
+    if (statSync(path, { throwIfNoEntry: false })?.isFile()) return path;
   }
   return null;
 }
@@ -110,7 +110,7 @@ async function createFunctions(ctx: ServerContext): Promise<ServiceInstance> {
     const match = NAME.exec(c.req.path.slice(BASE_PATH.length));
     const name = match?.[1];
     if (!config.functionsDir || !name) return notFound();
-    const entry = await findEntry(join(config.functionsDir, name));
+    const entry = findEntry(join(config.functionsDir, name));
     if (!entry) return notFound();
 
     const method = c.req.method;

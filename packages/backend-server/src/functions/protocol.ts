@@ -22,7 +22,8 @@ export type ToWorker =
       method: string;
       url: string;
       headers: [string, string][];
-      hasBody: boolean;
+      /** null: no body. Otherwise the chunks already at hand, and whether that was all. */
+      body: Available | null;
       remote: { hostname: string; port: number };
     }
   /** One request-body chunk, answering `pull-body`. */
@@ -44,7 +45,8 @@ export type FromWorker =
       status: number;
       statusText: string;
       headers: [string, string][];
-      hasBody: boolean;
+      /** null: no body. Otherwise the chunks already at hand, and whether that was all. */
+      body: Available | null;
     }
   | { t: 'chunk'; id: number; chunk: Uint8Array }
   | { t: 'end'; id: number }
@@ -52,6 +54,57 @@ export type FromWorker =
   | { t: 'error'; id: number; message: string }
   /** Reading the response body failed after the head was sent. */
   | { t: 'stream-error'; id: number; message: string };
+
+/** What one read of a body stream gives. */
+export type ReadResult = Awaited<ReturnType<ReadableStreamDefaultReader<unknown>['read']>>;
+
+/** The start of a body: what could be read without waiting. */
+export interface Available {
+  chunks: Uint8Array[];
+  done: boolean;
+}
+
+/** Enough to send with the head; more waits for the reader to ask. */
+const EAGER_BYTES = 64 * 1024;
+const TICK = Symbol('tick');
+const nextTurn = () => new Promise<typeof TICK>((resolve) => setImmediate(() => resolve(TICK)));
+
+/**
+ * Reads what `reader` has ready now (up to 64 KiB), so a small body travels in the same
+ * message as its head instead of one round trip per chunk. `pending` is a read still
+ * under way, to be awaited before the next one.
+ */
+export async function readAvailable(
+  reader: ReadableStreamDefaultReader<unknown>,
+  toBytes: (value: unknown) => Uint8Array<ArrayBuffer>,
+): Promise<Available & { pending: Promise<ReadResult> | null }> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  while (size < EAGER_BYTES) {
+    const read = reader.read();
+    const result = await Promise.race([read, nextTurn()]);
+    if (result === TICK) return { chunks, done: false, pending: read };
+    if (result.done) return { chunks, done: true, pending: null };
+    const bytes = toBytes(result.value);
+    chunks.push(bytes);
+    size += bytes.byteLength;
+  }
+  return { chunks, done: false, pending: null };
+}
+
+/** Bytes of a body chunk (a copy with its own buffer), or a TypeError for anything else. */
+export function chunkBytes(value: unknown): Uint8Array<ArrayBuffer> {
+  if (typeof value === 'string') return new TextEncoder().encode(value);
+  if (value instanceof Uint8Array) return ownBuffer(value);
+  if (ArrayBuffer.isView(value)) {
+    return ownBuffer(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
+  }
+  if (value instanceof ArrayBuffer) return new Uint8Array(value.slice(0));
+  throw new TypeError('a body chunk is not bytes');
+}
+
+/** The buffers to transfer along with `chunks`. */
+export const buffersOf = (chunks: Uint8Array[]) => chunks.map((c) => c.buffer as ArrayBuffer);
 
 /**
  * A copy of `chunk` in an ArrayBuffer of its own, safe to transfer (a chunk may be a view

@@ -1,7 +1,8 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parseEnv } from 'node:util';
 import type { ServerConfig } from '../config';
+import { stamp } from './compile';
 
 /**
  * `[functions.<name>] verify_jwt = true|false` entries of a Supabase `config.toml` (the
@@ -43,11 +44,10 @@ class WatchedFile<T> {
 
   async get(): Promise<T> {
     if (!this.path) return this.empty;
-    const s = await stat(this.path).catch(() => null);
-    const now = s ? `${s.mtimeMs}:${s.size}:${s.ino}` : 'missing';
+    const now = stamp(this.path);
     if (now !== this.stampSeen) {
       this.stampSeen = now;
-      this.value = s ? this.parse(await readFile(this.path, 'utf8')) : this.empty;
+      this.value = now === 'missing' ? this.empty : this.parse(await readFile(this.path, 'utf8'));
     }
     return this.value;
   }

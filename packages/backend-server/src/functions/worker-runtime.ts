@@ -11,7 +11,17 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
-import { type FromWorker, HOP_BY_HOP, ownBuffer, type ToWorker, type WorkerBoot } from './protocol';
+import {
+  type Available,
+  buffersOf,
+  chunkBytes,
+  type FromWorker,
+  HOP_BY_HOP,
+  type ReadResult,
+  readAvailable,
+  type ToWorker,
+  type WorkerBoot,
+} from './protocol';
 
 type Handler = (request: Request, info: ServeInfo) => Response | Promise<Response>;
 type ErrorHandler = (error: unknown) => Response | Promise<Response>;
@@ -98,13 +108,19 @@ interface Live {
   abort: AbortController;
   bodyWaiters: ((message: ToWorker) => void)[];
   reader: ReadableStreamDefaultReader<unknown> | null;
+  /** A response-body read started while sending the head. */
+  pending: Promise<ReadResult> | null;
   done: () => void;
 }
 const live = new Map<number, Live>();
 
-function requestBody(id: number, entry: Live): ReadableStream<Uint8Array> {
+function requestBody(id: number, entry: Live, initial: Available): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>(
     {
+      start: (controller) => {
+        for (const chunk of initial.chunks) controller.enqueue(chunk);
+        if (initial.done) controller.close();
+      },
       pull: (controller) =>
         new Promise<void>((done) => {
           entry.bodyWaiters.push((message) => {
@@ -128,7 +144,13 @@ async function handle(message: Extract<ToWorker, { t: 'req' }>): Promise<void> {
   const completed = new Promise<void>((r) => {
     done = r;
   });
-  const entry: Live = { abort: new AbortController(), bodyWaiters: [], reader: null, done };
+  const entry: Live = {
+    abort: new AbortController(),
+    bodyWaiters: [],
+    reader: null,
+    pending: null,
+    done,
+  };
   live.set(id, entry);
   let response: unknown;
   try {
@@ -136,7 +158,7 @@ async function handle(message: Extract<ToWorker, { t: 'req' }>): Promise<void> {
       method: message.method,
       headers: message.headers,
       signal: entry.abort.signal,
-      ...(message.hasBody ? { body: requestBody(id, entry), duplex: 'half' } : {}),
+      ...(message.body ? { body: requestBody(id, entry, message.body), duplex: 'half' } : {}),
     } as RequestInit);
     const current = served;
     if (!current) throw new Error('the function has no handler');
@@ -164,15 +186,25 @@ async function handle(message: Extract<ToWorker, { t: 'req' }>): Promise<void> {
     if (!HOP_BY_HOP.has(key)) headers.push([key, value]);
   }
   entry.reader = response.body ? response.body.getReader() : null;
-  post({
-    t: 'head',
-    id,
-    status: response.status,
-    statusText: response.statusText,
-    headers,
-    hasBody: entry.reader !== null,
-  });
-  if (!entry.reader) finish(id);
+  let body: Available | null = null;
+  if (entry.reader) {
+    try {
+      const available = await readAvailable(entry.reader, chunkBytes);
+      entry.pending = available.pending;
+      body = { chunks: available.chunks, done: available.done };
+    } catch (error) {
+      console.error(error);
+      live.delete(id);
+      done();
+      post({ t: 'error', id, message: errorText(error) });
+      return;
+    }
+  }
+  post(
+    { t: 'head', id, status: response.status, statusText: response.statusText, headers, body },
+    body ? buffersOf(body.chunks) : [],
+  );
+  if (!body || body.done) finish(id);
 }
 
 function finish(id: number) {
@@ -186,24 +218,16 @@ async function pull(id: number): Promise<void> {
   const entry = live.get(id);
   if (!entry?.reader) return;
   try {
-    const { value, done } = await entry.reader.read();
+    const read = entry.pending ?? entry.reader.read();
+    entry.pending = null;
+    const { value, done } = await read;
     if (done) {
       finish(id);
       post({ t: 'end', id });
       return;
     }
-    const bytes =
-      typeof value === 'string'
-        ? new TextEncoder().encode(value)
-        : value instanceof Uint8Array
-          ? ownBuffer(value)
-          : ArrayBuffer.isView(value)
-            ? ownBuffer(new Uint8Array(value.buffer, value.byteOffset, value.byteLength))
-            : value instanceof ArrayBuffer
-              ? new Uint8Array(value.slice(0))
-              : null;
-    if (!bytes) throw new TypeError('a response body chunk is not bytes');
-    post({ t: 'chunk', id, chunk: bytes }, [bytes.buffer as ArrayBuffer]);
+    const bytes = chunkBytes(value);
+    post({ t: 'chunk', id, chunk: bytes }, [bytes.buffer]);
   } catch (error) {
     console.error(error);
     finish(id);

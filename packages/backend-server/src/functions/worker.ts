@@ -1,6 +1,15 @@
 import { Worker } from 'node:worker_threads';
 import type { Build } from './compile';
-import { type FromWorker, ownBuffer, type ToWorker, type WorkerBoot } from './protocol';
+import {
+  type Available,
+  buffersOf,
+  chunkBytes,
+  type FromWorker,
+  type ReadResult,
+  readAvailable,
+  type ToWorker,
+  type WorkerBoot,
+} from './protocol';
 
 /** How a call failed, as the hosted runtime classifies it. */
 export type FailureKind = 'boot' | 'error' | 'limit';
@@ -46,6 +55,8 @@ interface Call {
   body: ReadableStreamDefaultController<Uint8Array> | null;
   pulling: (() => void) | null;
   requestBody: ReadableStreamDefaultReader<Uint8Array> | null;
+  /** A request-body read started while sending the request. */
+  pendingBody: Promise<ReadResult> | null;
   unlisten: () => void;
 }
 
@@ -133,25 +144,37 @@ export class FunctionWorker {
         body: null,
         pulling: null,
         requestBody: request.body ? request.body.getReader() : null,
+        pendingBody: null,
         unlisten: () => request.signal.removeEventListener('abort', onAbort),
       });
     });
     response.catch(() => {}); // the caller awaits it; a failure before dispatch is thrown below
+    let body: Available | null = null;
     try {
       await this.ready;
+      const call = this.calls.get(id);
+      if (call?.requestBody) {
+        const available = await readAvailable(call.requestBody, chunkBytes);
+        call.pendingBody = available.pending;
+        body = { chunks: available.chunks, done: available.done };
+      }
     } catch (error) {
       this.finish(id);
-      throw error;
+      throw error instanceof InvokeFailure ? error : new InvokeFailure('error', String(error));
     }
-    this.post({
-      t: 'req',
-      id,
-      method: request.method,
-      url: request.url,
-      headers: request.headers,
-      hasBody: request.body !== null,
-      remote: request.remote,
-    });
+    if (!this.calls.has(id)) return response; // failed or cancelled meanwhile
+    this.post(
+      {
+        t: 'req',
+        id,
+        method: request.method,
+        url: request.url,
+        headers: request.headers,
+        body,
+        remote: request.remote,
+      },
+      body ? buffersOf(body.chunks) : [],
+    );
     return response;
   }
 
@@ -224,7 +247,7 @@ export class FunctionWorker {
       case 'head':
         call.headSent = true;
         call.head.resolve(this.response(message, call));
-        if (!message.hasBody) this.finish(message.id);
+        if (!message.body || message.body.done) this.finish(message.id);
         return;
       case 'chunk':
         call.body?.enqueue(message.chunk);
@@ -247,39 +270,57 @@ export class FunctionWorker {
   }
 
   private async pumpRequestBody(id: number, call: Call) {
-    const next = await call.requestBody?.read().catch(() => null);
+    const read = call.pendingBody ?? call.requestBody?.read();
+    call.pendingBody = null;
+    const next = await read?.catch(() => null);
     if (next && !next.done && next.value) {
-      const chunk = ownBuffer(next.value);
+      const chunk = chunkBytes(next.value);
       this.post({ t: 'body', id, chunk }, [chunk.buffer]);
     } else this.post({ t: 'body-end', id });
   }
 
   private response(head: Extract<FromWorker, { t: 'head' }>, call: Call): Response {
     const id = head.id;
-    const body = head.hasBody
-      ? new ReadableStream<Uint8Array>(
-          {
-            start: (controller) => {
-              call.body = controller;
-            },
-            pull: () =>
-              new Promise<void>((resolve) => {
-                if (!this.calls.has(id)) return resolve();
-                call.pulling = () => {
-                  call.pulling = null;
-                  resolve();
-                };
-                this.post({ t: 'pull', id });
-              }),
-            cancel: () => this.cancel(id),
-          },
-          { highWaterMark: 0 },
-        )
-      : null;
+    const initial = head.body;
+    const body =
+      initial === null
+        ? null
+        : initial.done
+          ? concat(initial.chunks)
+          : new ReadableStream<Uint8Array>(
+              {
+                start: (controller) => {
+                  call.body = controller;
+                  for (const chunk of initial.chunks) controller.enqueue(chunk);
+                },
+                pull: () =>
+                  new Promise<void>((resolve) => {
+                    if (!this.calls.has(id)) return resolve();
+                    call.pulling = () => {
+                      call.pulling = null;
+                      resolve();
+                    };
+                    this.post({ t: 'pull', id });
+                  }),
+                cancel: () => this.cancel(id),
+              },
+              { highWaterMark: 0 },
+            );
     const headers = new Headers();
     for (const [key, value] of head.headers) headers.append(key, value);
     return new Response(body, { status: head.status, statusText: head.statusText, headers });
   }
+}
+
+function concat(chunks: Uint8Array[]): Uint8Array<ArrayBuffer> {
+  if (chunks.length === 1) return chunks[0] as Uint8Array<ArrayBuffer>;
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
 }
 
 /** Calls `line` for every complete line a worker stream writes. */

@@ -1,4 +1,5 @@
 import { writeFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import {
   FunctionsHttpError,
@@ -116,6 +117,40 @@ const FUNCTIONS: Record<string, string> = {
         body: 'nested',
       });
       return Response.json({ status: res.status, inner: await res.json() });
+    };`,
+  // Answers after the first request-body chunk, then counts the rest as it streams in.
+  'count/index.ts': `
+    export default async (req: Request) => {
+      const reader = req.body!.getReader();
+      let total = (await reader.read()).value?.length ?? 0;
+      const enc = new TextEncoder();
+      return new Response(new ReadableStream({
+        async start(controller) {
+          controller.enqueue(enc.encode('first:' + total + '\\n'));
+          for (;;) {
+            const { value, done } = await reader.read();
+            if (done) break;
+            total += value.length;
+          }
+          controller.enqueue(enc.encode('total:' + total + '\\n'));
+          controller.close();
+        },
+      }));
+    };`,
+  // Ticks until the client goes away; /ticker/status tells whether it noticed.
+  'ticker/index.ts': `
+    let cancelled = false;
+    let aborted = false;
+    export default (req: Request) => {
+      if (new URL(req.url).pathname.endsWith('/status')) return Response.json({ cancelled, aborted });
+      req.signal.addEventListener('abort', () => { aborted = true; });
+      let timer: ReturnType<typeof setInterval>;
+      return new Response(new ReadableStream({
+        start(controller) {
+          timer = setInterval(() => controller.enqueue(new TextEncoder().encode('tick\\n')), 20);
+        },
+        cancel() { cancelled = true; clearInterval(timer); },
+      }));
     };`,
   // Recompiled when its file changes (rewritten by a test).
   'version/index.ts': `export default () => new Response('v1');`,
@@ -338,6 +373,48 @@ describe('functions: invoke, both styles, bodies, env, verify_jwt, streaming', (
       rest += decoder.decode(value);
     }
     expect(rest).toBe('data: two\n\n');
+  });
+
+  it('streams the request body into the function (it answers before the upload ends)', async () => {
+    const target = new URL(url('count'));
+    const lines: string[] = [];
+    await new Promise<void>((resolve, reject) => {
+      const req = httpRequest(
+        target,
+        { method: 'POST', headers: { authorization: `Bearer ${server.anonKey}` } },
+        (res) => {
+          expect(res.statusCode).toBe(200);
+          res.setEncoding('utf8');
+          res.on('data', (text: string) => {
+            lines.push(...text.split('\n').filter(Boolean));
+            // Only once the function has answered does the rest of the upload go out.
+            if (lines.length === 1) req.end('b'.repeat(200_000));
+          });
+          res.on('end', resolve);
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.write('a'.repeat(1000));
+    });
+    expect(lines).toEqual(['first:1000', 'total:201000']);
+  });
+
+  it('tells the function when the client goes away (abort signal, body cancelled)', async () => {
+    const abort = new AbortController();
+    const res = await fetch(url('ticker'), {
+      headers: { authorization: `Bearer ${server.anonKey}` },
+      signal: abort.signal,
+    });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toMatch(/^tick/);
+    abort.abort();
+    let status = { cancelled: false, aborted: false };
+    for (let i = 0; i < 100 && !(status.cancelled && status.aborted); i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      status = (await anon.functions.invoke('ticker/status', { method: 'GET' })).data;
+    }
+    expect(status).toEqual({ cancelled: true, aborted: true });
   });
 
   it('lets a function call back into the server', async () => {
