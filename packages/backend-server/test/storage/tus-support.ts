@@ -78,7 +78,7 @@ export async function randomFile(size: number): Promise<{ path: string; sha256: 
     const chunk = randomBytes(Math.min(left, 1024 * 1024));
     hash.update(chunk);
     left -= chunk.length;
-    if (!out.write(chunk)) await new Promise((r) => out.once('drain', r));
+    if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
   }
   await new Promise<void>((resolve, reject) =>
     out.end((e?: Error | null) => (e ? reject(e) : resolve())),
