@@ -118,8 +118,8 @@ export class AuthClient extends SessionManager {
    */
   signInWithOtp(
     credentials: OtpCredentials,
-  ): Promise<AuthResult<UserAndSession & { messageId?: null }>> {
-    return attempt({ ...none, messageId: null }, async () => {
+  ): Promise<AuthResult<UserAndSession & { messageId?: string }>> {
+    return attempt<UserAndSession & { messageId?: string }>(none, async () => {
       const o = credentials.options;
       const common = {
         data: o?.data ?? {},
@@ -136,7 +136,7 @@ export class AuthClient extends SessionManager {
         query: { redirect_to: o?.emailRedirectTo },
         body,
       })) as { message_id?: string } | null;
-      return { ...none, messageId: (res?.message_id ?? null) as null };
+      return { ...none, ...(res?.message_id ? { messageId: res.message_id } : {}) };
     });
   }
 
@@ -191,8 +191,8 @@ export class AuthClient extends SessionManager {
     ) & {
       options?: { emailRedirectTo?: string; captchaToken?: string };
     },
-  ): Promise<AuthResult<UserAndSession & { messageId?: null }>> {
-    return attempt({ ...none, messageId: null }, async () => {
+  ): Promise<AuthResult<UserAndSession & { messageId?: string }>> {
+    return attempt<UserAndSession & { messageId?: string }>(none, async () => {
       const { options, ...rest } = params;
       const res = (await authFetch(this.http, {
         method: 'POST',
@@ -200,7 +200,7 @@ export class AuthClient extends SessionManager {
         query: { redirect_to: options?.emailRedirectTo },
         body: { ...rest, gotrue_meta_security: captcha(options) },
       })) as { message_id?: string } | null;
-      return { ...none, messageId: (res?.message_id ?? null) as null };
+      return { ...none, ...(res?.message_id ? { messageId: res.message_id } : {}) };
     });
   }
 

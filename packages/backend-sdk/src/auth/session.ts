@@ -129,7 +129,7 @@ export class SessionManager {
 
   /** A session or sign-out broadcast by another tab. */
   private adopt({ event, session }: Broadcast) {
-    if (session?.access_token === this.session?.access_token) return;
+    if (session?.refresh_token === this.session?.refresh_token) return;
     this.session = session;
     if (session) this.arm(session);
     else this.scheduler.stop();
