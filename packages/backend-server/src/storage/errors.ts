@@ -68,6 +68,7 @@ export const ERR = {
   invalidParameter: (message: string) => e('InvalidParameter', 'Bad Request', 400, message),
   resourceLocked: () => e('ResourceLocked', 'resource_locked', 423, 'The resource is locked'),
   databaseTimeout: () => e('DatabaseTimeout', 'database_timeout', 544, 'Query timed out', 544),
+  clientAbort: () => e('AbortedTerminate', 'Aborted', 499, 'The client aborted the request', 499),
   internal: () => e('InternalError', 'Internal', 500, 'Internal Server Error'),
   notFoundRoute: (method: string, path: string) =>
     e('NotFound', 'Not Found', 404, `Route ${method}:${path} not found`, 404),
@@ -104,6 +105,10 @@ export function toStorageError(error: unknown): StorageError {
   if (error instanceof StorageError) return error;
   const mapped = fromPg(error);
   if (mapped) return mapped;
+  const code = (error as { code?: unknown; name?: unknown } | null)?.code;
+  if (code === 'ECONNRESET' || (error as { name?: unknown } | null)?.name === 'AbortError') {
+    return ERR.clientAbort();
+  }
   console.error('[backend-server] storage:', error);
   return ERR.internal();
 }
