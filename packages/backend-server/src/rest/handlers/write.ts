@@ -329,7 +329,7 @@ export async function updateOrDelete(
     if (columns.length === 0) {
       // Nothing to set: an update that matches no row.
       const first = table.columns.find((c) => !c.generated && c.identity !== 'a')?.name ?? '';
-      statement = `UPDATE ${name} AS ${target} SET ${ident(first)} = ${target}.${ident(first)} WHERE FALSE`;
+      statement = `UPDATE ${name} AS ${target} SET ${ident(first)} = ${target}.${ident(first)}${whereSql ? `${whereSql} AND FALSE` : ' WHERE FALSE'}`;
     } else {
       const p = ctx.params.add(JSON.stringify(body));
       const sets = columns.map((c) => `${ident(c)} = pgrst_body.${ident(c)}`).join(', ');
