@@ -6,6 +6,9 @@ export default defineConfig({
   test: {
     environment: 'happy-dom',
     include: ['src/**/*.test.ts', 'src/**/*.test.tsx'],
+    // One real backend-server for the run, started in Node (see test/global-setup.ts).
+    globalSetup: ['test/global-setup.ts'],
+    testTimeout: 30_000,
     reporters: ['default', 'json'],
     outputFile: { json: '.artifacts/test-report.json' },
   },

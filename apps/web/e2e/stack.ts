@@ -58,3 +58,29 @@ export function watchErrors(page: Page): string[] {
   page.on('pageerror', (error) => errors.push(error.message));
   return errors;
 }
+
+/** Signs a new user up through the UI; returns the credentials. */
+export async function signUpNewUser(
+  page: Page,
+  stack: Stack,
+  name = 'Ada',
+): Promise<{ email: string; password: string }> {
+  const email = `${name.toLowerCase()}-${Date.now()}-${Math.random().toString(36).slice(2, 7)}@example.com`;
+  const password = 'correct horse battery';
+  await page.goto(`${stack.site.url}/sign-up`);
+  await page.getByLabel('Display name').fill(name);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByRole('toolbar', { name: 'Folder actions' }).waitFor();
+  return { email, password };
+}
+
+/** Signs in through the UI. */
+export async function signIn(page: Page, stack: Stack, user: { email: string; password: string }) {
+  await page.goto(`${stack.site.url}/sign-in`);
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('toolbar', { name: 'Folder actions' }).waitFor();
+}

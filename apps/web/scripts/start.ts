@@ -14,7 +14,7 @@ const webPort = Number(process.env.PORT ?? 5173);
 
 const backend = await startServer({
   port: backendPort,
-  dataDir: here('../../../.data'),
+  dataDir: process.env.DRIVE_DATA_DIR ?? here('../../../.data'),
   migrationsDir: here('../backend/migrations'),
   seedFile: here('../backend/seed.sql'),
   functionsDir: here('../backend/functions'),

@@ -1,4 +1,4 @@
-import { useSyncExternalStore } from 'react';
+import { useCallback, useSyncExternalStore } from 'react';
 import { useBackendClient } from './provider';
 import type { AuthLike, SessionLike, UserLike } from './types';
 
@@ -88,9 +88,14 @@ function subscribe(auth: AuthLike, store: SessionStore, listener: () => void): (
  */
 export function useSession(): SessionState {
   const client = useBackendClient<{ auth: AuthLike }>();
-  const store = storeFor(client.auth);
+  const auth = client.auth;
+  const store = storeFor(auth);
+  const listen = useCallback(
+    (listener: () => void) => subscribe(auth, storeFor(auth), listener),
+    [auth],
+  );
   return useSyncExternalStore(
-    (listener) => subscribe(client.auth, store, listener),
+    listen,
     () => store.state,
     () => LOADING,
   );

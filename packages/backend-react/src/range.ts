@@ -1,5 +1,5 @@
 import { type QueryKey, useQueries } from '@tanstack/react-query';
-import { useCallback, useMemo, useState } from 'react';
+import { useCallback, useMemo, useRef, useState } from 'react';
 import { useBackendClient } from './provider';
 import { unwrap } from './query';
 import type { ResultLike } from './types';
@@ -81,6 +81,9 @@ export function useRangeQuery<TRow, TClient = unknown>(
       queryFn: async ({ signal }: { signal: AbortSignal }): Promise<Page<TRow>> => {
         const from = page * pageSize;
         const result = await fetchRange(client, from, from + pageSize - 1, signal);
+        // A page past the end (the list shrank since it was asked for) is empty, not an error.
+        if ((result.error as { status?: unknown } | null)?.status === 416)
+          return { rows: [], count: null };
         const rows = await unwrap(result);
         return { rows: rows ?? [], count: result.count ?? null };
       },
@@ -107,10 +110,18 @@ export function useRangeQuery<TRow, TClient = unknown>(
     }
   }
 
+  const totalRef = useRef(total);
+  totalRef.current = total;
+
   const setVisibleRange = useCallback(
     (start: number, end: number) => {
-      const first = Math.max(0, Math.floor(start / pageSize) - 1);
-      const last = Math.floor(Math.max(start, end) / pageSize) + 1;
+      // One page either side of what is visible, never past the end of a known total.
+      const lastPage =
+        totalRef.current === null
+          ? Number.POSITIVE_INFINITY
+          : Math.max(0, Math.ceil(totalRef.current / pageSize) - 1);
+      const first = Math.min(lastPage, Math.max(0, Math.floor(start / pageSize) - 1));
+      const last = Math.min(lastPage, Math.floor(Math.max(start, end) / pageSize) + 1);
       setWanted((current) => {
         const base = current.key === keyHash ? current.pages : [0];
         const needed: number[] = [];

@@ -57,13 +57,13 @@ create policy "folders: owner creates" on public.folders
   for insert to authenticated with check (
     owner_id = auth.uid()
     and (parent_id is null
-      or exists (select 1 from public.folders p where p.id = parent_id and p.owner_id = auth.uid()))
+      or exists (select 1 from public.folders p where p.id = folders.parent_id and p.owner_id = auth.uid()))
   );
 create policy "folders: owner updates" on public.folders
   for update to authenticated using (owner_id = auth.uid()) with check (
     owner_id = auth.uid()
     and (parent_id is null
-      or exists (select 1 from public.folders p where p.id = parent_id and p.owner_id = auth.uid()))
+      or exists (select 1 from public.folders p where p.id = folders.parent_id and p.owner_id = auth.uid()))
   );
 create policy "folders: owner deletes" on public.folders
   for delete to authenticated using (owner_id = auth.uid());
@@ -335,7 +335,7 @@ create policy "files bucket: create for an uploading file" on storage.objects
     and (storage.foldername(name))[1] = auth.uid()::text
     and exists (
       select 1 from public.files f
-      where f.object_path = name and f.owner_id = auth.uid() and f.status = 'uploading'
+      where f.object_path = objects.name and f.owner_id = auth.uid() and f.status = 'uploading'
     )
   );
 create policy "files bucket: owner replaces while uploading" on storage.objects
@@ -345,7 +345,7 @@ create policy "files bucket: owner replaces while uploading" on storage.objects
     bucket_id = 'files'
     and exists (
       select 1 from public.files f
-      where f.object_path = name and f.owner_id = auth.uid() and f.status = 'uploading'
+      where f.object_path = objects.name and f.owner_id = auth.uid() and f.status = 'uploading'
     )
   );
 create policy "files bucket: owner deletes" on storage.objects

@@ -1,0 +1,109 @@
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Stack, signUpNewUser, startStack, watchErrors } from './stack';
+
+const shots = fileURLToPath(new URL('../.artifacts/screenshots/', import.meta.url));
+
+const names = (page: Page) =>
+  page
+    .locator('.rows li[data-kind="folder"]')
+    .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-name')));
+
+describe('folders', () => {
+  let stack: Stack;
+  let page: Page;
+  let errors: string[];
+
+  beforeAll(async () => {
+    mkdirSync(shots, { recursive: true });
+    stack = await startStack();
+    page = await (await stack.newContext()).newPage();
+    errors = watchErrors(page);
+    await signUpNewUser(page, stack);
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  async function newFolder(name: string) {
+    await page.getByRole('button', { name: 'New folder' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New folder' });
+    await dialog.getByLabel('Folder name').fill(name);
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    return dialog;
+  }
+
+  it('creates folders, listed by name', async () => {
+    await (await newFolder('Photos')).waitFor({ state: 'detached' });
+    await (await newFolder('Archive')).waitFor({ state: 'detached' });
+    await page.locator('.rows li[data-name="Photos"]').waitFor();
+    expect(await names(page)).toEqual(['Archive', 'Photos']);
+  });
+
+  it('refuses a name already taken, inline, in the protocol-free words of the product', async () => {
+    const dialog = await newFolder('photos');
+    const alert = dialog.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toBe('An item with this name already exists here.');
+    await page.screenshot({ path: `${shots}name-conflict.png` });
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+  });
+
+  it('checks the name rules before asking the backend', async () => {
+    const dialog = await newFolder('a/b');
+    await dialog.getByText('Names cannot contain “/”.').waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+  });
+
+  it('renames a folder', async () => {
+    await page.getByLabel('Select Archive').check();
+    await page
+      .getByRole('toolbar', { name: 'Selection actions' })
+      .getByRole('button', { name: 'Rename' })
+      .click();
+    const dialog = page.getByRole('dialog', { name: 'Rename folder' });
+    await dialog.getByLabel('New name').fill('Old stuff');
+    await dialog.getByRole('button', { name: 'Rename' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.locator('.rows li[data-name="Old stuff"]').waitFor();
+    expect(await names(page)).toEqual(['Old stuff', 'Photos']);
+  });
+
+  it('opens a folder, shows breadcrumbs, creates a sub-folder and goes back up', async () => {
+    await page.getByRole('button', { name: /^Photos, Folder/ }).click();
+    await page.waitForURL(/\/files\/[0-9a-f-]{36}$/);
+    const crumbs = page.getByRole('navigation', { name: 'Breadcrumbs' });
+    await crumbs.getByText('Photos').waitFor();
+    await (await newFolder('2026')).waitFor({ state: 'detached' });
+    await page.locator('.rows li[data-name="2026"]').waitFor();
+    await page.screenshot({ path: `${shots}folder.png` });
+    await crumbs.getByRole('link', { name: 'My files' }).click();
+    await page.waitForURL(/\/files$/);
+    expect(await names(page)).toEqual(['Old stuff', 'Photos']);
+  });
+
+  it('deletes a folder and what is in it, after confirmation', async () => {
+    await page.getByLabel('Select Photos').check();
+    await page
+      .getByRole('toolbar', { name: 'Selection actions' })
+      .getByRole('button', { name: 'Delete' })
+      .click();
+    const dialog = page.getByRole('dialog', { name: 'Delete' });
+    expect(await dialog.textContent()).toContain('Delete “Photos” and everything in it?');
+    await page.screenshot({ path: `${shots}delete-confirm.png` });
+    await dialog.getByRole('button', { name: 'Delete' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.locator('.rows li[data-name="Photos"]').waitFor({ state: 'detached' });
+    expect(await names(page)).toEqual(['Old stuff']);
+    const left = await stack.server.db.query<{ n: number }>(
+      "select count(*)::int as n from public.folders where name in ('Photos', '2026')",
+    );
+    expect(left.rows[0]?.n).toBe(0);
+  });
+
+  it('threw no uncaught error in the page', () => {
+    expect(errors).toEqual([]);
+  });
+});

@@ -1,0 +1,34 @@
+/**
+ * Test support (not exported by the package): SDK clients of the real backend-server that
+ * test/global-setup.ts starts, signed in as fresh users.
+ */
+import { type Client, createClient } from '@app/backend-sdk';
+import { inject } from 'vitest';
+
+export type TestClient = Client;
+
+/** A client with its own in-memory session. */
+export function newClient(): TestClient {
+  const { url, anonKey } = inject('backend');
+  const memory = new Map<string, string>();
+  return createClient(url, anonKey, {
+    auth: {
+      storage: {
+        getItem: (k: string) => memory.get(k) ?? null,
+        setItem: (k: string, v: string) => void memory.set(k, v),
+        removeItem: (k: string) => void memory.delete(k),
+      },
+      autoRefreshToken: false,
+    },
+  } as never);
+}
+
+let n = 0;
+/** Signs a fresh user up on `client`; returns the email. */
+export async function signUpFresh(client: TestClient): Promise<string> {
+  n += 1;
+  const email = `hooks-${Date.now()}-${n}@example.com`;
+  const { error } = await client.auth.signUp({ email, password: 'correct horse battery' });
+  if (error) throw error;
+  return email;
+}

@@ -1,0 +1,27 @@
+/**
+ * Starts one real backend-server (in-memory PGlite, a small `notes` table) for the whole run,
+ * in Node rather than in the DOM environment of the tests; they reach it by URL.
+ */
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer } from '@app/backend-server';
+import type { TestProject } from 'vitest/node';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    backend: { url: string; anonKey: string };
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const server = await startServer({
+    port: 0,
+    migrationsDir: join(dirname(fileURLToPath(import.meta.url)), 'migrations'),
+    auth: { rateLimits: false },
+    log: false,
+  });
+  project.provide('backend', { url: server.url, anonKey: server.anonKey });
+  return async () => {
+    await server.stop();
+  };
+}
