@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { isBuiltin } from 'node:module';
-import { dirname, extname, join, resolve } from 'node:path';
+import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Loader, type Plugin } from 'esbuild';
+import { type ImportMap, importMapFiles, loadImportMaps, mapSpecifier } from './import-map';
 import { planSpecifier, STD_HTTP_SHIM } from './specifiers';
 
 /** One compiled version of a function. */
@@ -44,23 +45,33 @@ export function stamp(path: string): string {
 }
 
 /**
- * The hosted runtime's specifiers (see specifiers.ts), packages left external and imported
+ * Import maps first (deno.json / import_map.json), then the hosted runtime's specifiers
+ * (see specifiers.ts), packages left external and imported
  * by Node from their installed location (so their own `import.meta.url`, wasm and native
  * files keep working), and `import.meta.url|filename|dirname|main` of the function's own
  * files pointing at the original files rather than the bundle.
  */
-function functionPlugin(entry: string): Plugin {
+function functionPlugin(entry: string, maps: ImportMap[]): Plugin {
   return {
     name: 'functions',
     setup(b) {
       b.onResolve({ filter: /^[^./]/ }, async (args) => {
         if (args.pluginData?.skipSpecifierPlugin || isBuiltin(args.path)) return undefined;
-        const plan = planSpecifier(args.path);
+        const mapped = mapSpecifier(args.path, maps);
+        if (mapped && isAbsolute(mapped)) {
+          return b.resolve(mapped, {
+            kind: args.kind,
+            resolveDir: args.resolveDir,
+            importer: args.importer,
+            pluginData: SKIP,
+          });
+        }
+        const plan = planSpecifier(mapped ?? args.path);
         if (plan.kind === 'empty' || plan.kind === 'std-http') {
           return { path: plan.kind, namespace: VIRTUAL };
         }
         if (plan.kind === 'error') return { errors: [{ text: plan.message }] };
-        const specifier = plan.kind === 'package' ? plan.specifier : args.path;
+        const specifier = plan.kind === 'package' ? plan.specifier : (mapped ?? args.path);
         if (isBuiltin(specifier)) return { path: specifier, external: true };
         const found = await b.resolve(specifier, {
           kind: args.kind,
@@ -116,7 +127,10 @@ export class Compiler {
   private readonly builds = new Map<string, Build>();
   private readonly pending = new Map<string, Promise<Build>>();
 
-  constructor(private readonly cacheDir: string) {}
+  constructor(
+    private readonly cacheDir: string,
+    private readonly functionsDir: string,
+  ) {}
 
   /** The current build of a function: the cached one when its files did not change. */
   async current(name: string, entry: string): Promise<Build> {
@@ -136,6 +150,13 @@ export class Compiler {
 
   private async compile(name: string, entry: string): Promise<Build> {
     const dir = dirname(entry);
+    const mapFiles = importMapFiles(this.functionsDir, dir);
+    let maps: ImportMap[];
+    try {
+      maps = loadImportMaps(mapFiles);
+    } catch (error) {
+      throw new CompileError((error as Error).message);
+    }
     let result: Awaited<ReturnType<typeof build<{ metafile: true; write: false }>>>;
     try {
       result = await build({
@@ -150,7 +171,7 @@ export class Compiler {
         metafile: true,
         sourcemap: 'inline',
         logLevel: 'silent',
-        plugins: [functionPlugin(entry)],
+        plugins: [functionPlugin(entry, maps)],
       });
     } catch (error) {
       const errors = (
@@ -175,7 +196,7 @@ export class Compiler {
       if (path.includes('/node_modules/')) continue;
       inputs.set(path, stamp(path));
     }
-    inputs.set(entry, stamp(entry));
+    for (const path of [entry, ...mapFiles]) inputs.set(path, stamp(path));
     const compiled: Build = { name, entry, dir, bundleUrl: pathToFileURL(bundlePath).href, inputs };
     this.builds.set(name, compiled);
     return compiled;

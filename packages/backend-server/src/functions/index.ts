@@ -75,7 +75,7 @@ async function createFunctions(ctx: ServerContext): Promise<ServiceInstance> {
     outfile: runtimePath,
     logLevel: 'silent',
   });
-  const compiler = new Compiler(cacheDir);
+  const compiler = new Compiler(cacheDir, config.functionsDir ?? cacheDir);
   const settings = new FunctionSettings(config);
   const current = new Map<string, FunctionWorker>();
   const all = new Set<FunctionWorker>();

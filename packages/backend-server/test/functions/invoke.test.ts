@@ -152,6 +152,24 @@ const FUNCTIONS: Record<string, string> = {
         cancel() { cancelled = true; clearInterval(timer); },
       }));
     };`,
+  // Import maps: the function's deno.jsonc, and import_map.json shared by all functions.
+  'mapped/index.ts': `
+    import { decodeJwt } from 'jose';
+    import { double } from '@shared/math.ts';
+    import { triple } from 'shared-math';
+    export default (req: Request) => Response.json({
+      role: decodeJwt(req.headers.get('authorization')!.slice(7)).role,
+      six: double(3),
+      nine: triple(3),
+    });`,
+  'mapped/deno.jsonc': `{
+    // per function
+    "imports": { "jose": "npm:jose@6", "@shared/": "../_shared/", },
+  }`,
+  'import_map.json': '{ "imports": { "shared-math": "./_shared/math.ts" } }',
+  '_shared/math.ts': `
+    export const double = (n: number) => n * 2;
+    export const triple = (n: number) => n * 3;`,
   // Recompiled when its file changes (rewritten by a test).
   'version/index.ts': `export default () => new Response('v1');`,
 };
@@ -277,6 +295,12 @@ describe('functions: invoke, both styles, bodies, env, verify_jwt, streaming', (
   it('compiles TypeScript with a relative import', async () => {
     const { data } = await anon.functions.invoke('greet', { body: { name: 'ada' } });
     expect(data).toEqual({ message: 'HELLO ADA' });
+  });
+
+  it('resolves imports through deno.json(c) and import_map.json', async () => {
+    const { data, error } = await anon.functions.invoke('mapped');
+    expect(error).toBeNull();
+    expect(data).toEqual({ role: 'anon', six: 6, nine: 9 });
   });
 
   it('recompiles after a file of the function changes', async () => {

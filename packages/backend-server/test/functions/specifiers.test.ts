@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config';
+import { mapSpecifier, stripJsonc } from '../../src/functions/import-map';
 import { FunctionSettings, parseDotEnv, parseVerifyJwt } from '../../src/functions/settings';
 import { packagePath, planSpecifier } from '../../src/functions/specifiers';
 
@@ -94,5 +95,27 @@ describe('functions: env and verify_jwt precedence', () => {
     const closed = await resolveConfig({ functions: { verifyJwt: false } });
     await rm(closed.storageDir, { recursive: true, force: true });
     expect(await new FunctionSettings(closed).verifyJwt('any')).toBe(false);
+  });
+});
+
+describe('functions: import maps', () => {
+  it('reads deno.jsonc (comments, trailing commas) without touching strings', () => {
+    const text =
+      '{\n  // note\n  "imports": { "a": "npm:a@1", "url": "https://x.test/a//b", /* c */ },\n}';
+    expect(JSON.parse(stripJsonc(text))).toEqual({
+      imports: { a: 'npm:a@1', url: 'https://x.test/a//b' },
+    });
+  });
+
+  it('maps exact keys, then the longest prefix; the later map wins; relative targets become paths', () => {
+    const maps = [
+      { imports: { lib: 'npm:lib@1', 'std/': 'jsr:@std/' }, base: '/fns' },
+      { imports: { lib: 'npm:lib@2', '@/': './src/', '@/deep/': '../deep/' }, base: '/fns/one' },
+    ];
+    expect(mapSpecifier('lib', maps)).toBe('npm:lib@2');
+    expect(mapSpecifier('std/path', maps)).toBe('jsr:@std/path');
+    expect(mapSpecifier('@/a.ts', maps)).toBe('/fns/one/src/a.ts');
+    expect(mapSpecifier('@/deep/b.ts', maps)).toBe('/fns/deep/b.ts');
+    expect(mapSpecifier('other', maps)).toBeNull();
   });
 });
