@@ -56,11 +56,13 @@ export interface AnySchema {
 export type SchemaName<DB> = string & Exclude<keyof DB, '__InternalSupabase'>;
 
 /** The schema `S` of `DB`, or {@link AnySchema} when `DB` is untyped. */
-export type SchemaOf<DB, S> = S extends keyof DB
-  ? DB[S] extends GenericSchema
-    ? DB[S]
-    : AnySchema
-  : AnySchema;
+export type SchemaOf<DB, S> = 0 extends 1 & DB
+  ? AnySchema
+  : S extends keyof DB
+    ? DB[S] extends GenericSchema
+      ? DB[S]
+      : AnySchema
+    : AnySchema;
 
 /** Tables and views of a schema by name. */
 export type Relations<S extends GenericSchema> = S['Tables'] & S['Views'];
