@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config';
-import { mapSpecifier, stripJsonc } from '../../src/functions/import-map';
+import { type ImportMap, mapSpecifier, stripJsonc } from '../../src/functions/import-map';
 import { FunctionSettings, parseDotEnv, parseVerifyJwt } from '../../src/functions/settings';
 import { packagePath, planSpecifier } from '../../src/functions/specifiers';
 
@@ -108,7 +108,7 @@ describe('functions: import maps', () => {
   });
 
   it('maps exact keys, then the longest prefix; the later map wins; relative targets become paths', () => {
-    const maps = [
+    const maps: ImportMap[] = [
       { imports: { lib: 'npm:lib@1', 'std/': 'jsr:@std/' }, base: '/fns' },
       { imports: { lib: 'npm:lib@2', '@/': './src/', '@/deep/': '../deep/' }, base: '/fns/one' },
     ];
