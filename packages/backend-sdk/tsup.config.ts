@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { defineConfig } from 'tsup';
+
+const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
 
 /** One entry per independently importable module; each becomes a subpath export. */
 export const entries = {
@@ -19,4 +22,6 @@ export default defineConfig({
   treeshake: true,
   sourcemap: false,
   clean: true,
+  // Sent in X-Client-Info.
+  define: { __SDK_VERSION__: JSON.stringify(version) },
 });

@@ -31,8 +31,12 @@ export type {
   GenericTable,
   GenericView,
   Json,
+  Relations,
   RestFailure,
   RestResult,
+  RestResultOf,
   RestSuccess,
+  SchemaName,
+  SchemaOf,
 } from './types';
 export { arrayLiteral, type FilterValue, inList, quoteListValue } from './values';
