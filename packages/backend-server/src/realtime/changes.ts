@@ -43,7 +43,8 @@ interface CheckRow {
 
 const MAX_RECORD_BYTES = 1024 * 1024;
 const CHECK_SQL = `select idx, visible, record, columns, rls from realtime.check_change(
-  to_regclass(format('%I.%I', $1::text, $2::text)), $3, $4::jsonb, $5::jsonb, $6::jsonb)`;
+  to_regclass(format('%I.%I', $1::text, $2::text)), $3, $4::text::jsonb, $5::text::jsonb,
+  $6::text::jsonb)`;
 
 const quoteTable = (schema: string, table: string) => `${schema}.${table}`;
 

@@ -34,18 +34,26 @@ export function userToken(
 /** The official client, realtime over `ws`, with the given protocol version and user token. */
 export function realtimeClient(
   server: RunningServer,
-  options: { vsn?: '1.0.0' | '2.0.0'; token?: string; key?: string } = {},
+  options: {
+    vsn?: '1.0.0' | '2.0.0';
+    token?: string;
+    key?: string;
+    heartbeatIntervalMs?: number;
+    reconnectAfterMs?: number;
+  } = {},
 ): SupabaseClient {
-  const token = options.token;
-  return createClient(server.url, options.key ?? server.anonKey, {
-    ...(token ? { accessToken: async () => token } : {}),
-    auth: token ? undefined : { autoRefreshToken: false, persistSession: false },
+  const client = createClient(server.url, options.key ?? server.anonKey, {
+    auth: { autoRefreshToken: false, persistSession: false },
     realtime: {
       transport: WebSocket as never,
       vsn: options.vsn ?? '2.0.0',
-      reconnectAfterMs: () => 200,
+      reconnectAfterMs: () => options.reconnectAfterMs ?? 200,
+      ...(options.heartbeatIntervalMs ? { heartbeatIntervalMs: options.heartbeatIntervalMs } : {}),
     },
   } as never);
+  // A manual token: sent in every join payload (and pushed as `access_token` when changed).
+  if (options.token) void client.realtime.setAuth(options.token);
+  return client;
 }
 
 /** Subscribes and resolves once SUBSCRIBED (rejects on an error status). */
