@@ -334,6 +334,12 @@ describe('functions: invoke, both styles, bodies, env, verify_jwt, streaming', (
     // In-memory PGlite has no URL to give out; the server's own environment stays outside.
     expect(data.SUPABASE_DB_URL).toBeUndefined();
     expect(data.PATH).toBeUndefined();
+
+    // A changed .env reaches the next call (the worker is replaced).
+    await writeFile(join(functionsDir, '.env'), 'MY_SECRET=rotated\n');
+    const after = await anon.functions.invoke('env');
+    expect(after.data).toMatchObject({ MY_SECRET: 'rotated', SUPABASE_URL: server.url });
+    expect(after.data.OTHER).toBeUndefined();
   });
 
   it('verify_jwt: 401 bodies for a missing or invalid token, as relay errors', async () => {
@@ -377,6 +383,15 @@ describe('functions: invoke, both styles, bodies, env, verify_jwt, streaming', (
     expect(await preflight.text()).toBe('ok');
     const post = await fetch(url('cors'), { method: 'POST' });
     expect(post.status).toBe(401);
+
+    // config.toml is read again when it changes.
+    await writeFile(
+      join(functionsDir, '..', 'config.toml'),
+      CONFIG_TOML.replace('verify_jwt = false   # open', 'verify_jwt = true'),
+    );
+    expect((await fetch(url('public'), { method: 'POST' })).status).toBe(401);
+    await writeFile(join(functionsDir, '..', 'config.toml'), CONFIG_TOML);
+    expect((await fetch(url('public'), { method: 'POST' })).status).toBe(200);
   });
 
   it('streams text/event-stream: the first event arrives before the function finishes', async () => {
