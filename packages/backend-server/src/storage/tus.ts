@@ -182,8 +182,6 @@ export function createTus(s: StorageContext, expiryMs: number): TusService {
       const file = join(s.disk.tus, upload.id);
       const size = upload.size ?? (await stat(file)).size;
       datastore.finished.set(upload.id, new Upload({ ...upload, size, offset: size }));
-      // tus reads it back right after this hook, within the same turn of the event loop.
-      setImmediate(() => datastore.finished.delete(upload.id));
       try {
         await s.disk.syncFile(file);
         await s.disk.adopt(file, upload.id);
@@ -210,6 +208,8 @@ export function createTus(s: StorageContext, expiryMs: number): TusService {
       } finally {
         await kv.delete(upload.id).catch(() => {});
       }
+      // tus reads it back right after this hook returns, within the same turn of the loop.
+      setImmediate(() => datastore.finished.delete(upload.id));
       return { headers: { 'Tus-Complete': '1' } };
     },
     onResponseError: (_req: Request, error: Error | { status_code: number; body: string }) => {

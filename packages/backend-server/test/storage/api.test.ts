@@ -35,6 +35,15 @@ describe(`storage API through supabase-js (${databaseKind()})`, () => {
   });
   afterAll(() => server?.stop());
 
+  it('has the hosted path helpers for policies', async () => {
+    const { rows } = await server.db.query<Record<string, unknown>>(
+      `select to_jsonb(storage.foldername('a/b/c.png')) as folders, to_jsonb(storage.foldername('top.txt')) as none,
+              storage.filename('a/b/c.png') as file, storage.extension('a/b/c.tar.gz') as ext,
+              storage.extension('a/b/noext') as noext`,
+    );
+    expect(rows[0]).toEqual({ folders: ['a', 'b'], none: [], file: 'c.png', ext: 'gz', noext: '' });
+  });
+
   describe('buckets', () => {
     it('creates with "50MB"-style limits and mime wildcards, gets, lists, updates', async () => {
       const id = uniqueBucket('limits');

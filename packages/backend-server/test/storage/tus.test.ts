@@ -228,6 +228,87 @@ describe(`tus resumable uploads (${databaseKind()})`, () => {
     expect(Buffer.from((await download(existing)) as ArrayBuffer).toString()).toBe('fresh');
   });
 
+  it('uploads through /sign with an x-signature token (owner and upsert from the token)', async () => {
+    const name = `${alice.id}/tus/signed.bin`;
+    const signed = await asAlice.storage.from(bucket).createSignedUploadUrl(name);
+    const token = signed.data?.token ?? '';
+    const data = randomBytes(CHUNK + 10);
+    const run = startTus(data, {
+      endpoint: `${endpoint()}/sign`,
+      headers: { apikey: server.anonKey, 'x-signature': token },
+      metadata: meta(name),
+      uploadDataDuringCreation: true,
+    });
+    await run.done;
+    expect(run.upload.url?.startsWith(`${endpoint()}/sign/`)).toBe(true);
+    expect(sha256(new Uint8Array((await download(name)) as ArrayBuffer))).toBe(sha256(data));
+    const { rows } = await server.db.query<{ owner_id: string }>(
+      'select owner_id from storage.objects where bucket_id = $1 and name = $2',
+      [bucket, name],
+    );
+    expect(rows[0]?.owner_id).toBe(alice.id);
+    const wrongPath = await fetch(`${endpoint()}/sign`, {
+      method: 'POST',
+      headers: {
+        'x-signature': token,
+        'tus-resumable': '1.0.0',
+        'upload-length': '1',
+        'upload-metadata': `bucketName ${b64(bucket)},objectName ${b64(`${alice.id}/elsewhere.bin`)}`,
+      },
+    });
+    expect(wrongPath.status).toBe(400);
+    expect(await wrongPath.text()).toBe('The url do not match the signature\n');
+    const missing = await fetch(`${endpoint()}/sign`, {
+      method: 'POST',
+      headers: {
+        'tus-resumable': '1.0.0',
+        'upload-length': '1',
+        'upload-metadata': `bucketName ${b64(bucket)},objectName ${b64(name)}`,
+      },
+    });
+    expect(missing.status).toBe(403);
+  });
+
+  it('supports deferred length and empty uploads', async () => {
+    const name = `${alice.id}/tus/deferred.txt`;
+    const created = await fetch(endpoint(), {
+      method: 'POST',
+      headers: {
+        ...tusHeaders(alice),
+        'tus-resumable': '1.0.0',
+        'upload-defer-length': '1',
+        'upload-metadata': `bucketName ${b64(bucket)},objectName ${b64(name)},contentType ${b64('text/plain')}`,
+      },
+    });
+    expect(created.status).toBe(201);
+    const url = created.headers.get('location') ?? '';
+    const head = await fetch(url, { method: 'HEAD', headers: { 'tus-resumable': '1.0.0' } });
+    expect(head.headers.get('upload-defer-length')).toBe('1');
+    const first = await patch(alice, url, 0, Buffer.from('hello '));
+    expect(first.status).toBe(204);
+    const last = await fetch(url, {
+      method: 'PATCH',
+      headers: {
+        ...tusHeaders(alice),
+        'tus-resumable': '1.0.0',
+        'upload-offset': '6',
+        'upload-length': '11',
+        'content-type': 'application/offset+octet-stream',
+      },
+      body: 'world',
+    });
+    expect(last.status).toBe(204);
+    expect(last.headers.get('tus-complete')).toBe('1');
+    expect(Buffer.from((await download(name)) as ArrayBuffer).toString()).toBe('hello world');
+
+    const empty = `${alice.id}/tus/empty.txt`;
+    const zero = await create(alice, empty, 0);
+    expect(zero.status).toBe(201);
+    expect(zero.headers.get('tus-complete')).toBe('1');
+    const info = await asAlice.storage.from(bucket).info(empty);
+    expect(info.data).toMatchObject({ size: 0, contentType: 'text/plain' });
+  });
+
   it('lets one of two concurrent PATCHes win and answers the other 409', async () => {
     const name = `${alice.id}/tus/race.bin`;
     const created = await create(alice, name, 4 * 1024 * 1024);
