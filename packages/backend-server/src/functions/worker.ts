@@ -90,7 +90,8 @@ export class FunctionWorker {
     this.worker = new Worker(options.runtimePath, {
       workerData: boot,
       env: options.env,
-      execArgv: [],
+      // Not the server's flags; a global WebSocket as Deno has (supabase-js needs it on Node 20).
+      execArgv: ['--experimental-websocket'],
       stdout: true,
       stderr: true,
       name: `function ${build.name}`,

@@ -170,6 +170,18 @@ const FUNCTIONS: Record<string, string> = {
   '_shared/math.ts': `
     export const double = (n: number) => n * 2;
     export const triple = (n: number) => n * 3;`,
+  // The hosted pattern: supabase-js with the service role, back into this server's storage.
+  'share/index.ts': `
+    import { createClient } from 'npm:@supabase/supabase-js@2';
+    Deno.serve(async (req) => {
+      const { bucket, path } = await req.json();
+      const admin = createClient(Deno.env.get('SUPABASE_URL')!, Deno.env.get('SUPABASE_SERVICE_ROLE_KEY')!, {
+        auth: { persistSession: false },
+      });
+      const { data, error } = await admin.storage.from(bucket).createSignedUrl(path, 60);
+      if (error) return Response.json({ error: error.message }, { status: 400 });
+      return Response.json({ signedUrl: data.signedUrl });
+    });`,
   // Recompiled when its file changes (rewritten by a test).
   'version/index.ts': `export default () => new Response('v1');`,
 };
@@ -463,6 +475,25 @@ describe('functions: invoke, both styles, bodies, env, verify_jwt, streaming', (
       status: 200,
       inner: { path: '/echo/inner', search: '?from=callback', text: 'nested' },
     });
+  });
+
+  it('runs supabase-js inside a function: a service-role signed storage URL', async () => {
+    const service = client(server, { Authorization: `Bearer ${server.serviceRoleKey}` });
+    const bucket = `share-${crypto.randomUUID().slice(0, 8)}`;
+    expect((await service.storage.createBucket(bucket)).error).toBeNull();
+    const uploaded = await service.storage
+      .from(bucket)
+      .upload('docs/note.txt', new Blob(['shared text'], { type: 'text/plain' }));
+    expect(uploaded.error).toBeNull();
+
+    const user = client(server, { Authorization: `Bearer ${await userToken(server)}` });
+    const { data, error } = await user.functions.invoke('share', {
+      body: { bucket, path: 'docs/note.txt' },
+    });
+    expect(error).toBeNull();
+    const download = await fetch(data.signedUrl);
+    expect(download.status).toBe(200);
+    expect(await download.text()).toBe('shared text');
   });
 
   it('answers 404 "Function not found" for unknown or invalid names', async () => {
