@@ -7,6 +7,8 @@ const HELP = `backend-server — a Supabase-compatible backend in one Node proce
 Usage:
   backend-server start [options]         start the server
   backend-server keys [--jwt-secret S]   print the anon and service_role keys
+  backend-server gen types [--schema S]… [--database-url URL | --migrations DIR]
+                                         print the TypeScript Database type
   backend-server --help                  show this help
 
 Options of start:
@@ -42,6 +44,7 @@ const OPTIONS = {
   'smtp-url': { type: 'string' },
   'site-url': { type: 'string' },
   log: { type: 'boolean' },
+  schema: { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -67,6 +70,21 @@ async function main(argv: string[]): Promise<number> {
     const keys = await createApiKeys(values['jwt-secret'] ?? DEFAULT_JWT_SECRET);
     process.stdout.write(
       `anon key:         ${keys.anonKey}\nservice_role key: ${keys.serviceRoleKey}\n`,
+    );
+    return 0;
+  }
+  if (command === 'gen') {
+    if (positionals[1] !== 'types') {
+      process.stderr.write(`Unknown gen target: ${positionals[1] ?? ''} (expected "types")\n`);
+      return 2;
+    }
+    const { genTypes } = await import('./rest/gen-types');
+    process.stdout.write(
+      await genTypes({
+        ...(values.schema ? { schemas: values.schema } : {}),
+        ...(values['database-url'] ? { databaseUrl: values['database-url'] } : {}),
+        ...(values.migrations ? { migrationsDir: values.migrations } : {}),
+      }),
     );
     return 0;
   }
