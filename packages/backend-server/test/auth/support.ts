@@ -1,9 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
+import WebSocket from 'ws';
 import type { RunningServer } from '../../src/server';
 
 /** A fresh address, so tests sharing one server never meet. */
 export const uniqueEmail = (tag = 'user') => `${tag}-${randomBytes(5).toString('hex')}@example.com`;
+
+// Node 20 has no global WebSocket; supabase-js needs a transport even when realtime is unused.
+const REALTIME = { transport: WebSocket as never };
 
 /** An official supabase-js client with an in-memory session (no persistence, no timers). */
 export function client(
@@ -12,15 +16,16 @@ export function client(
 ): SupabaseClient {
   const store = new Map<string, string>();
   return createClient(server.url, options.key ?? server.anonKey, {
+    realtime: REALTIME,
     auth: {
       autoRefreshToken: options.autoRefreshToken ?? false,
       persistSession: true,
       detectSessionInUrl: false,
       flowType: options.flowType ?? 'implicit',
       storage: {
-        getItem: (k) => store.get(k) ?? null,
-        setItem: (k, v) => void store.set(k, v),
-        removeItem: (k) => void store.delete(k),
+        getItem: (k: string) => store.get(k) ?? null,
+        setItem: (k: string, v: string) => void store.set(k, v),
+        removeItem: (k: string) => void store.delete(k),
       },
     },
   });
@@ -29,6 +34,7 @@ export function client(
 /** supabase-js with the service-role key, for `auth.admin`. */
 export const adminClient = (server: RunningServer) =>
   createClient(server.url, server.serviceRoleKey, {
+    realtime: REALTIME,
     auth: { autoRefreshToken: false, persistSession: false },
   });
 
