@@ -71,9 +71,10 @@ const errorOf = (e: unknown) => {
   return x ? { status: x.status, code: x.code as string | undefined, message: x.message } : null;
 };
 
+// biome-ignore lint/suspicious/noExplicitAny: the flows drive both clients' auth untyped
+type Any = any;
+
 describe('auth conformance with the official client (results and requests)', () => {
-  // biome-ignore lint/suspicious/noExplicitAny: the flows drive both clients' auth untyped
-  type Any = any;
   const flows: [string, (auth: Any, email: string) => Promise<Any>][] = [
     [
       'sign up',
@@ -376,7 +377,68 @@ describe('auth client', () => {
   });
 });
 
+describe('auth bad input and failures', () => {
+  it('an unserialisable body is an error result, not a rejection', async () => {
+    const auth = createAuthClient(server.url, server.anonKey, { storage: memoryStorage() });
+    const data: Record<string, unknown> = {};
+    data.self = data;
+    const r = await auth.signUp({ email: freshEmail(), password: PASSWORD, options: { data } });
+    expect(r).toMatchObject({
+      data: { user: null, session: null },
+      error: { code: 'invalid_body', status: 0 },
+    });
+    auth.dispose();
+  });
+
+  it('a network failure is an error result with status 0', async () => {
+    const auth = createAuthClient('http://127.0.0.1:9', 'key', { storage: memoryStorage() });
+    const r = await auth.signInWithPassword({ email: 'a@example.com', password: 'x' });
+    expect(r.error).toMatchObject({ name: 'AuthError', status: 0, code: 'network_error' });
+    auth.dispose();
+  });
+
+  it('exchangeCodeForSession without a stored verifier is a clear error', async () => {
+    const auth = createAuthClient(server.url, server.anonKey, {
+      storage: memoryStorage(),
+      flowType: 'pkce',
+    });
+    const r = await auth.exchangeCodeForSession('some-code');
+    expect(r.error?.code).toBe('pkce_verifier_missing');
+    auth.dispose();
+  });
+});
+
 describe('auth admin API', () => {
+  it('sends what the official admin client sends', async () => {
+    const ours = recordingFetch();
+    const theirs = recordingFetch();
+    const a = createAuthClient(server.url, server.serviceRoleKey, {
+      fetch: ours.fetch,
+      storage: memoryStorage(),
+    });
+    const b = officialClient(server.url, server.serviceRoleKey, { fetch: theirs.fetch }).auth;
+    // biome-ignore lint/suspicious/noExplicitAny: both admin APIs driven the same way
+    const run = async (admin: any, email: string) => {
+      const created = await admin.createUser({ email, password: PASSWORD, email_confirm: true });
+      const id = created.data.user.id;
+      await admin.getUserById(id);
+      await admin.updateUserById(id, { user_metadata: { a: 1 } });
+      await admin.listUsers({ page: 1, perPage: 2 });
+      await admin.generateLink({
+        type: 'magiclink',
+        email,
+        options: { redirectTo: 'http://localhost/cb' },
+      });
+      await admin.deleteUser(id);
+    };
+    await run(a.admin, freshEmail('ours'));
+    await run(b.admin, freshEmail('theirs'));
+    const strip = (log: Recorded[]) =>
+      shape(log.map(wire)).map((r: Any) => ({ ...r, path: r.path.replace(/[0-9a-f-]{36}/, 'ID') }));
+    expect(strip(ours.log)).toEqual(strip(theirs.log));
+    a.dispose();
+  });
+
   it('creates, reads, lists, updates and deletes users; generates links', async () => {
     const admin = createAuthClient(server.url, server.serviceRoleKey, {
       storage: memoryStorage(),

@@ -168,7 +168,8 @@ export class AdminApi {
         method: 'POST',
         path: '/admin/generate_link',
         query: { redirect_to: options?.redirectTo },
-        body: { ...rest, data: options?.data, ...(newEmail ? { new_email: newEmail } : {}) },
+        // Options are spread into the body too, as the official client does.
+        body: { ...rest, ...options, ...(newEmail ? { new_email: newEmail } : {}) },
       })) as Record<string, unknown>;
       const { action_link, email_otp, hashed_token, redirect_to, verification_type, ...user } =
         body;
