@@ -17,6 +17,7 @@ import {
   commitObject,
   findObject,
   iso,
+  isoExpr,
   OBJECT_COLUMNS,
   sizeLimit,
 } from './objects';
@@ -132,8 +133,8 @@ export async function listObjectsV2(
   const sortColumn = delimiter ? 'name' : column;
   const cursor = decodeCursor(body.cursor);
   const cmp = order === 'asc' ? '>' : '<';
-  const sortValue =
-    sortColumn === 'name' ? 'null::text' : `${iso(sortColumn, '')}`.replace(/ as $/, '');
+  const sortValue = sortColumn === 'name' ? 'null::text' : isoExpr(sortColumn);
+
   const keyExpr = delimiter
     ? `case when strpos(substr(name, $3::int + 1), '/') > 0
          then $4::text || split_part(substr(name, $3::int + 1), '/', 1) || '/' else name end`

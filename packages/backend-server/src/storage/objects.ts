@@ -4,9 +4,12 @@ import { type Caller, ownerUuid } from './auth';
 import type { DiskStore } from './disk';
 import { ERR } from './errors';
 
-/** A timestamp column as the hosted JSON has it (`2026-01-02T03:04:05.678Z`). */
-export const iso = (column: string, as = column) =>
-  `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ${as}`;
+/** A timestamp expression as the hosted JSON has it (`2026-01-02T03:04:05.678Z`). */
+export const isoExpr = (column: string) =>
+  `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** A timestamp column in the hosted format, named `as`. */
+export const iso = (column: string, as = column) => `${isoExpr(column)} as ${as}`;
 
 /** The limits of a bucket, read as the platform (uploads check them before RLS). */
 export interface BucketLimits {

@@ -373,6 +373,20 @@ describe(`storage API through supabase-js (${databaseKind()})`, () => {
       });
       expect(second.data?.objects.map((o) => o.name)).toEqual([`${base}/3.txt`, `${base}/f/4.txt`]);
       expect(second.data?.hasNext).toBe(false);
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < 5; page++) {
+        const next = await files.listV2({
+          prefix: `${base}/`,
+          limit: 1,
+          sortBy: { column: 'created_at', order: 'desc' },
+          ...(cursor ? { cursor } : {}),
+        });
+        seen.push(...(next.data?.objects.map((o) => o.name) ?? []));
+        cursor = next.data?.nextCursor;
+        if (!next.data?.hasNext) break;
+      }
+      expect(seen).toEqual([`${base}/f/4.txt`, `${base}/3.txt`, `${base}/2.txt`, `${base}/1.txt`]);
       const level = await files.listV2({ prefix: `${base}/`, with_delimiter: true });
       expect(level.data?.folders.map((f) => f.name)).toEqual([`${base}/f/`]);
       expect(level.data?.objects).toHaveLength(3);

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { checkBucketName, checkKey, checkMime, parseSizeLimit } from './names';
+
+describe('storage names and limits', () => {
+  it('accepts hosted key characters and refuses dot segments, empty segments and others', () => {
+    for (const key of ['a/b/c.txt', "it's (1) & more=@;:+,?$!*-_.txt", 'x']) {
+      expect(checkKey(key)).toBe(key);
+    }
+    for (const key of [
+      '../x',
+      'a/../b',
+      './a',
+      'a//b',
+      '/a',
+      'a/',
+      'a\\b',
+      'nul\u0000',
+      'é.txt',
+      '',
+    ]) {
+      expect(() => checkKey(key), key).toThrowError(
+        expect.objectContaining({ code: 'InvalidKey' }),
+      );
+    }
+    expect(() => checkKey('a'.repeat(1025))).toThrow();
+  });
+
+  it('checks bucket names', () => {
+    expect(checkBucketName('avatars')).toBe('avatars');
+    for (const name of ['', 'a/b', '..', 'x'.repeat(101)]) {
+      expect(() => checkBucketName(name)).toThrowError(
+        expect.objectContaining({ code: 'InvalidBucketName' }),
+      );
+    }
+  });
+
+  it('parses size limits as numbers or "50MB"-style strings', () => {
+    expect(parseSizeLimit(1000)).toBe(1000);
+    expect(parseSizeLimit('50MB')).toBe(50 * 1024 * 1024);
+    expect(parseSizeLimit('1.5 GB')).toBe(1.5 * 1024 ** 3);
+    expect(parseSizeLimit('100kb')).toBe(102400);
+    expect(parseSizeLimit('12')).toBe(12);
+    expect(parseSizeLimit(null)).toBeNull();
+    for (const bad of [-1, 1.5, '10 parsecs', 'MB', {}])
+      expect(() => parseSizeLimit(bad)).toThrow();
+  });
+
+  it('matches mime types with wildcards, ignoring parameters and case', () => {
+    expect(() => checkMime('image/PNG', ['image/*'])).not.toThrow();
+    expect(() => checkMime('text/plain;charset=UTF-8', ['text/plain'])).not.toThrow();
+    expect(() => checkMime('anything/at-all', null)).not.toThrow();
+    expect(() => checkMime('application/pdf', ['image/*', 'text/plain'])).toThrowError(
+      expect.objectContaining({
+        code: 'InvalidMimeType',
+        message: 'mime type application/pdf is not supported',
+      }),
+    );
+  });
+});
