@@ -434,7 +434,10 @@ describe('auth admin API', () => {
     await run(a.admin, freshEmail('ours'));
     await run(b.admin, freshEmail('theirs'));
     const strip = (log: Recorded[]) =>
-      shape(log.map(wire)).map((r: Any) => ({ ...r, path: r.path.replace(/[0-9a-f-]{36}/, 'ID') }));
+      (shape(log.map(wire)) as Any[]).map((r: Any) => ({
+        ...r,
+        path: r.path.replace(/[0-9a-f-]{36}/, 'ID'),
+      }));
     expect(strip(ours.log)).toEqual(strip(theirs.log));
     a.dispose();
   });
