@@ -1,0 +1,47 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseUrlId, sweepTus, urlId } from './tus';
+
+describe('tus upload ids', () => {
+  it('round-trips bucket, key and version through the base64url URL id', () => {
+    const version = randomUUID();
+    const id = urlId('avatars', 'folder/a b+c.png', version);
+    expect(id).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(parseUrlId(id)).toEqual({ bucket: 'avatars', name: 'folder/a b+c.png', version });
+  });
+
+  it('refuses ids that do not end in a version uuid', () => {
+    expect(parseUrlId(Buffer.from('a/b/../../etc').toString('base64url'))).toBeNull();
+    expect(parseUrlId(Buffer.from('no-slashes').toString('base64url'))).toBeNull();
+    expect(parseUrlId('not base64!')).toBeNull();
+  });
+});
+
+describe('tus startup sweep', () => {
+  it('drops expired, complete-but-uncommitted and unpaired uploads, keeps live ones', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tus-sweep-'));
+    const hour = 3600 * 1000;
+    const put = async (id: string, record: object | null, bytes: string | null) => {
+      if (record) await writeFile(join(dir, `${id}.json`), JSON.stringify(record));
+      if (bytes !== null) await writeFile(join(dir, id), bytes);
+    };
+    const now = new Date().toISOString();
+    const [live, expired, complete, lonely, recordOnly] = Array.from({ length: 5 }, () =>
+      randomUUID(),
+    );
+    await put(live as string, { size: 10, creation_date: now }, 'abc');
+    await put(
+      expired as string,
+      { size: 10, creation_date: new Date(Date.now() - 25 * hour).toISOString() },
+      'abc',
+    );
+    await put(complete as string, { size: 3, creation_date: now }, 'abc');
+    await put(lonely as string, null, 'abc');
+    await put(recordOnly as string, { size: 3, creation_date: now }, null);
+    expect(await sweepTus(dir, 24 * hour)).toBe(4);
+    expect((await readdir(dir)).sort()).toEqual([live, `${live}.json`].sort());
+  });
+});
