@@ -216,7 +216,7 @@ describe('auth client', () => {
       storage,
       storageKey: 'shared-tabs',
     });
-    await tabA.signUp({ email: freshEmail(), password: PASSWORD });
+    const signedUp = await tabA.signUp({ email: freshEmail(), password: PASSWORD });
     const tabB = createAuthClient(server.url, server.anonKey, {
       fetch: recB.fetch,
       storage,
@@ -233,10 +233,14 @@ describe('auth client', () => {
     expect((await tabB.getSession()).data.session?.access_token).toBe(
       refreshed.data.session?.access_token,
     );
-    // B refreshing with the token A already rotated adopts the stored session instead.
-    const stale = (await tabA.getSession()).data.session as Session;
+    // A tab that still holds the rotated token (it missed the broadcast) adopts the
+    // session in storage instead of presenting the old token.
+    const old = signedUp.data.session?.refresh_token as string;
+    const adopted = await tabB.refreshSession({ refresh_token: old });
+    expect(adopted.error).toBeNull();
+    expect(adopted.data.session?.refresh_token).toBe(refreshed.data.session?.refresh_token);
     expect(recB.log.filter((r) => r.path === '/auth/v1/token')).toHaveLength(0);
-    expect(stale.refresh_token).toBe(refreshed.data.session?.refresh_token);
+    expect(recA.log.filter((r) => r.path === '/auth/v1/token')).toHaveLength(1);
     tabA.dispose();
     tabB.dispose();
   });
