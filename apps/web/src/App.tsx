@@ -1,22 +1,23 @@
 import { useSession } from '@app/backend-react';
 import { lazy, type ReactNode, Suspense } from 'react';
 import { Navigate, Route, Routes, useLocation } from 'react-router';
-import { Layout } from './components/Layout';
+import { Loading } from './Loading';
 import { wasSignedOutByUser } from './lib/session';
-import { ForgotPassword, ResetPassword, SignIn, SignUp } from './screens/Auth';
+
+// Every screen is its own chunk: the first load carries only the shell and the session check.
+const Layout = lazy(() => import('./components/Layout'));
+const SignIn = lazy(() => import('./screens/Auth').then((m) => ({ default: m.SignIn })));
+const SignUp = lazy(() => import('./screens/Auth').then((m) => ({ default: m.SignUp })));
+const ForgotPassword = lazy(() =>
+  import('./screens/Auth').then((m) => ({ default: m.ForgotPassword })),
+);
+const ResetPassword = lazy(() =>
+  import('./screens/Auth').then((m) => ({ default: m.ResetPassword })),
+);
 
 const FilesScreen = lazy(() => import('./screens/Files'));
 const SettingsScreen = lazy(() => import('./screens/Settings'));
 const SharePage = lazy(() => import('./screens/SharePage'));
-
-/** A quiet placeholder while a screen's code or data loads. */
-export function Loading({ label = 'Loading…' }: { label?: string }) {
-  return (
-    <p className="loading" role="status">
-      {label}
-    </p>
-  );
-}
 
 function RequireSession({ children }: { children: ReactNode }) {
   const { loading, session } = useSession();

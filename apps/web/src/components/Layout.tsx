@@ -7,27 +7,15 @@ import {
   useUser,
 } from '@app/backend-react';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { Link, NavLink, Outlet, useOutletContext } from 'react-router';
+import { Link, NavLink, Outlet } from 'react-router';
 import { keys } from '../lib/api';
 import type { AuthApi } from '../lib/client-types';
 import { markSignedIn, markSignOutByUser } from '../lib/session';
 import { driveUploadQueue } from '../lib/uploads';
 import { useDrive } from '../lib/use-drive';
 import { useAddFiles } from './add-files';
+import type { LayoutContext } from './layout-context';
 import { UploadTray } from './UploadTray';
-
-/** What the signed-in pages share through the layout. */
-export interface LayoutContext {
-  /** Tell the layout which folder dropped files go to. */
-  setUploadTarget(folderId: string | null): void;
-  /** Queue files for upload into a folder (checks size and quota first). */
-  addFiles(files: File[], folderId: string | null): void;
-}
-
-/** The layout context, for screens under {@link Layout}. */
-export function useLayout(): LayoutContext {
-  return useOutletContext<LayoutContext>();
-}
 
 const LIVE_KEYS = [['files'], ['folders'], [...keys.allFolders], [...keys.usage], ['search']];
 
@@ -36,7 +24,7 @@ function hasFiles(event: DragEvent): boolean {
 }
 
 /** Header, upload tray and drop zone around every signed-in page. */
-export function Layout() {
+export default function Layout() {
   const client = useDrive();
   const auth = useAuth<AuthApi>();
   const user = useUser();

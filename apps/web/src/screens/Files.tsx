@@ -1,11 +1,11 @@
 import { useBackendMutation, useBackendQuery, useRangeQuery } from '@app/backend-react';
 import { lazy, Suspense, useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { Loading } from '../App';
 import { ConfirmDialog, NameDialog } from '../components/Dialog';
 import { ErrorText } from '../components/ErrorText';
 import { type Entry, entryKey, FileList } from '../components/FileList';
-import { useLayout } from '../components/Layout';
+import { useLayout } from '../components/layout-context';
+import { Loading } from '../Loading';
 import {
   createFolder,
   deleteFiles,

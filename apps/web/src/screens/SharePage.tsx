@@ -1,7 +1,7 @@
 import { useBackendQuery } from '@app/backend-react';
 import { useParams } from 'react-router';
-import { Loading } from '../App';
 import { formatBytes, formatDate } from '../format';
+import { Loading } from '../Loading';
 import { openShare, type SharedFile } from '../lib/api';
 import type { DriveClient } from '../lib/client-types';
 import { userErrorOf } from '../lib/use-drive';
