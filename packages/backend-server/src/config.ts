@@ -58,6 +58,8 @@ export interface FunctionsOptions {
   wallTimeMs?: number;
   /** JavaScript heap limit of one function worker in MB (hosted: 256). Default 256. */
   memoryLimitMb?: number;
+  /** A function's worker is stopped after this long without calls (memory back). Default 300000. */
+  idleTimeoutMs?: number;
   /**
    * `verify_jwt`: one boolean for every function, or per function name. A per-name entry
    * here wins over `[functions.<name>] verify_jwt` in `<functionsDir>/../config.toml`, which
@@ -139,6 +141,7 @@ export interface ServerConfig {
   functions: {
     wallTimeMs: number;
     memoryLimitMb: number;
+    idleTimeoutMs: number;
     /** Global default (null: not set) and per-name overrides. */
     verifyJwt: { all: boolean | null; byName: Record<string, boolean> };
   };
@@ -216,10 +219,13 @@ function resolveFunctions(options: FunctionsOptions): ServerConfig['functions'] 
   const memoryLimitMb = options.memoryLimitMb ?? 256;
   if (!(wallTimeMs > 0)) throw new Error('functions.wallTimeMs must be a positive number');
   if (!(memoryLimitMb >= 16)) throw new Error('functions.memoryLimitMb must be at least 16');
+  const idleTimeoutMs = options.idleTimeoutMs ?? 300_000;
+  if (!(idleTimeoutMs > 0)) throw new Error('functions.idleTimeoutMs must be a positive number');
   const verify = options.verifyJwt;
   return {
     wallTimeMs,
     memoryLimitMb,
+    idleTimeoutMs,
     verifyJwt:
       typeof verify === 'boolean'
         ? { all: verify, byName: {} }

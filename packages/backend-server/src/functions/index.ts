@@ -97,6 +97,7 @@ async function createFunctions(ctx: ServerContext): Promise<ServiceInstance> {
       env,
       memoryLimitMb: config.functions.memoryLimitMb,
       wallTimeMs: config.functions.wallTimeMs,
+      idleTimeoutMs: config.functions.idleTimeoutMs,
       report: report(name),
       onExit: () => all.delete(worker),
     });
@@ -111,7 +112,11 @@ async function createFunctions(ctx: ServerContext): Promise<ServiceInstance> {
     const name = match?.[1];
     if (!config.functionsDir || !name) return notFound();
     const entry = findEntry(join(config.functionsDir, name));
-    if (!entry) return notFound();
+    if (!entry) {
+      current.get(name)?.retire(); // the function was removed
+      current.delete(name);
+      return notFound();
+    }
 
     const method = c.req.method;
     if (method !== 'OPTIONS' && (await settings.verifyJwt(name))) {

@@ -6,7 +6,7 @@
  * `FunctionsHttpError`. Browsers may read every one of them (`access-control-allow-origin`).
  */
 
-const json = (status: number, body: unknown, extra: Record<string, string> = {}) =>
+const json = (status: number, body: unknown, extra: Record<string, string> = {}): Response =>
   new Response(JSON.stringify(body), {
     status,
     headers: {
@@ -19,32 +19,32 @@ const json = (status: number, body: unknown, extra: Record<string, string> = {})
 const RELAY = { 'x-relay-error': 'true' };
 
 /** 404 for a name with no function (the runtime router's plain-text answer). */
-export const notFound = () =>
+export const notFound = (): Response =>
   new Response('Function not found', {
     status: 404,
     headers: { 'content-type': 'text/plain', 'access-control-allow-origin': '*' },
   });
 
 /** 401 from verify_jwt: no Authorization header. */
-export const missingAuthorization = () =>
+export const missingAuthorization = (): Response =>
   json(401, { code: 401, message: 'Missing authorization header' }, RELAY);
 
 /** 401 from verify_jwt: a token that is not a valid JWT of this project. */
-export const invalidJwt = () => json(401, { code: 401, message: 'Invalid JWT' }, RELAY);
+export const invalidJwt = (): Response => json(401, { code: 401, message: 'Invalid JWT' }, RELAY);
 
 /** 503: the function could not be compiled, failed while loading, or has no handler. */
-export const bootError = () =>
+export const bootError = (): Response =>
   json(503, { code: 'BOOT_ERROR', message: 'Worker failed to boot (please check logs)' });
 
 /** 500: the handler threw, or the worker died while answering. */
-export const workerError = () =>
+export const workerError = (): Response =>
   json(500, {
     code: 'WORKER_ERROR',
     message: 'Function exited due to an error (please check logs)',
   });
 
 /** 546: the wall-clock or memory limit stopped the worker. */
-export const workerLimit = () =>
+export const workerLimit = (): Response =>
   json(546, {
     code: 'WORKER_LIMIT',
     message: 'Worker failed to respond due to a resource limit (please check logs)',

@@ -30,6 +30,8 @@ export interface WorkerOptions {
   env: Record<string, string>;
   memoryLimitMb: number;
   wallTimeMs: number;
+  /** Stop the thread after this long without calls. */
+  idleTimeoutMs: number;
   /** Where the worker's console output and failures are reported. */
   report(line: string, stream: 'out' | 'err'): void;
   /** Called once the thread has ended. */
@@ -74,6 +76,7 @@ export class FunctionWorker {
   private readonly worker: Worker;
   private readonly calls = new Map<number, Call>();
   private retiring = false;
+  private idleTimer: NodeJS.Timeout | null = null;
   private booted = false;
   private failure: InvokeFailure | null = null;
 
@@ -135,6 +138,8 @@ export class FunctionWorker {
   /** Runs one call; resolves with the function's response (its body streamed from the worker). */
   async invoke(request: InvokeRequest): Promise<Response> {
     const id = nextCallId++;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
     const response = new Promise<Response>((resolve, reject) => {
       const onAbort = () => this.cancel(id);
       request.signal.addEventListener('abort', onAbort, { once: true });
@@ -188,6 +193,7 @@ export class FunctionWorker {
   /** Ends the thread now (server shutdown). */
   async stop(): Promise<void> {
     this.dead = true;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
     await this.worker.terminate();
   }
 
@@ -226,7 +232,12 @@ export class FunctionWorker {
     call.unlisten();
     call.requestBody?.cancel().catch(() => {});
     this.calls.delete(id);
-    if (this.retiring && this.calls.size === 0) void this.stop();
+    if (this.calls.size > 0) return;
+    if (this.retiring) void this.stop();
+    else if (!this.dead) {
+      this.idleTimer = setTimeout(() => this.retire(), this.options.idleTimeoutMs);
+      this.idleTimer.unref();
+    }
   }
 
   private cancel(id: number) {

@@ -6,6 +6,7 @@ import { startTestServer } from '../support/server';
 import { client, probeService, writeProject } from './support';
 
 const WALL_TIME_MS = 1500;
+const IDLE_MS = 3000;
 
 const FUNCTIONS: Record<string, string> = {
   'good/index.ts': `
@@ -78,7 +79,12 @@ describe('functions: failures are reported the hosted way and never take the ser
     server = await startTestServer(
       {
         functionsDir,
-        functions: { wallTimeMs: WALL_TIME_MS, memoryLimitMb: 48, verifyJwt: false },
+        functions: {
+          wallTimeMs: WALL_TIME_MS,
+          memoryLimitMb: 48,
+          idleTimeoutMs: IDLE_MS,
+          verifyJwt: false,
+        },
       },
       { services: [...SERVICES, probeService] },
     );
@@ -157,6 +163,13 @@ describe('functions: failures are reported the hosted way and never take the ser
     expect(res.status).toBe(200);
     await expect(res.text()).rejects.toThrow();
     await expectHealthy();
+  });
+
+  it('stops a worker after the idle timeout; the next call boots a fresh one', async () => {
+    const first = (await sb.functions.invoke('good')).data.calls as number;
+    expect((await sb.functions.invoke('good')).data.calls).toBe(first + 1);
+    await new Promise((r) => setTimeout(r, IDLE_MS + 500));
+    expect((await sb.functions.invoke('good')).data.calls).toBe(1);
   });
 
   it('keeps serving other calls while one function loops', async () => {

@@ -44,6 +44,13 @@ const FUNCTIONS: Record<string, string> = {
     };`,
   'text/index.js': `
     export default () => new Response('plain words', { headers: { 'content-type': 'text/plain; charset=utf-8' } });`,
+  'cookies/index.ts': `
+    export default () => {
+      const headers = new Headers({ 'content-type': 'text/plain' });
+      headers.append('set-cookie', 'a=1; Path=/');
+      headers.append('set-cookie', 'b=2; Path=/; HttpOnly');
+      return new Response('two cookies', { status: 201, headers });
+    };`,
   'teapot/index.ts': `
     export default () => Response.json({ error: 'short and stout' }, { status: 418, headers: { 'x-kind': 'teapot' } });`,
   // Style 2: code written for the hosted runtime.
@@ -275,6 +282,15 @@ describe('functions: invoke, both styles, bodies, env, verify_jwt, streaming', (
     expect(context.status).toBe(418);
     expect(context.headers.get('x-kind')).toBe('teapot');
     expect(await context.json()).toEqual({ error: 'short and stout' });
+  });
+
+  it('passes status and repeated headers through (two set-cookie)', async () => {
+    const res = await fetch(url('cookies'), {
+      headers: { authorization: `Bearer ${server.anonKey}` },
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.getSetCookie()).toEqual(['a=1; Path=/', 'b=2; Path=/; HttpOnly']);
+    expect(await res.text()).toBe('two cookies');
   });
 
   it('keeps the sub-path and query, and strips /functions/v1', async () => {
