@@ -85,6 +85,9 @@ export async function runInTransaction<T>(
         headers: req.headers,
       },
       async (tx) => {
+        if (req.prefs.timezone) {
+          await tx.query(`select set_config('timezone', $1, true)`, [req.prefs.timezone]);
+        }
         const result = await fn(tx);
         if (undo) throw new Rollback(result);
         return result;

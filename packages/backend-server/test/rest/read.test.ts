@@ -119,6 +119,33 @@ describe(`select grammar (${databaseKind()})`, () => {
     expect(data).toEqual([{ name: 'Berlin', country: 'Germany', code: 'DE' }]);
   });
 
+  it('spreads to-many columns into correlated arrays, and filters nested embeds', async () => {
+    const { data } = await f.anon
+      .from('countries')
+      .select('name, ...cities(city:name)')
+      .eq('id', 2)
+      .order('name', { referencedTable: 'cities' });
+    expect(data).toEqual([{ name: 'Germany', city: ['Berlin', 'Munich'] }]);
+    const res = await f.rest(
+      '/countries?select=name,cities!inner(name,capitals(country_id))&cities.capitals.country_id=eq.2&cities.name=eq.Berlin',
+    );
+    expect(await json(res)).toEqual([
+      { name: 'Germany', cities: [{ name: 'Berlin', capitals: [{ country_id: 2 }] }] },
+    ]);
+  });
+
+  it('applies Prefer: timezone to timestamps', async () => {
+    const res = await f.rest('/projects?select=created_at&id=eq.102', {
+      headers: { prefer: 'timezone=Asia/Tokyo' },
+    });
+    const [row] = await json(res);
+    expect(row.created_at).toMatch(/\+09:00$/);
+    const bad = await f.rest('/projects?select=created_at', {
+      headers: { prefer: 'timezone=Mars/Base' },
+    });
+    expect(bad.status).toBe(400);
+  });
+
   it('limits, offsets and orders embedded resources', async () => {
     const { data } = await f.anon
       .from('countries')

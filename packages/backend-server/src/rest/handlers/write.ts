@@ -144,6 +144,7 @@ function applied(req: RestRequest, extra: string[] = []): string {
   if (p.return) list.push(`return=${p.return}`);
   if (p.count) list.push(`count=${p.count}`);
   if (p.tx) list.push(`tx=${p.tx}`);
+  if (p.timezone) list.push(`timezone=${p.timezone}`);
   if (p.handling === 'strict') {
     list.push('handling=strict');
     if (p.maxAffected !== null) list.push(`max-affected=${p.maxAffected}`);
