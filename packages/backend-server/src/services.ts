@@ -2,6 +2,7 @@ import { authService } from './auth/index';
 import { functionsService } from './functions/index';
 import { devMailService } from './mail/index';
 import { realtimeService } from './realtime/index';
+import { restService } from './rest/index';
 import type { ServiceModule } from './service';
 import { storageService } from './storage/index';
 
@@ -11,6 +12,7 @@ import { storageService } from './storage/index';
  */
 export const SERVICES: readonly ServiceModule[] = [
   authService,
+  restService,
   devMailService,
   functionsService,
   realtimeService,
