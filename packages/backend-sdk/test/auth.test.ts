@@ -215,12 +215,14 @@ describe('auth client', () => {
       fetch: recA.fetch,
       storage,
       storageKey: 'shared-tabs',
+      crossTab: true,
     });
     const signedUp = await tabA.signUp({ email: freshEmail(), password: PASSWORD });
     const tabB = createAuthClient(server.url, server.anonKey, {
       fetch: recB.fetch,
       storage,
       storageKey: 'shared-tabs',
+      crossTab: true,
     });
     await tabB.ready;
     const seen: AuthChangeEvent[] = [];
@@ -382,6 +384,18 @@ describe('auth client', () => {
 });
 
 describe('auth bad input and failures', () => {
+  it("unrelated clients with the same storage key do not adopt each other's sessions", async () => {
+    const a = createAuthClient(server.url, server.anonKey, { storage: memoryStorage() });
+    const b = createAuthClient(server.url, server.anonKey, { storage: memoryStorage() });
+    expect(a.storageKey).toBe(b.storageKey);
+    await a.signUp({ email: freshEmail(), password: PASSWORD });
+    await a.refreshSession();
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await b.getSession()).data.session).toBeNull();
+    a.dispose();
+    b.dispose();
+  });
+
   it('an unserialisable body is an error result, not a rejection', async () => {
     const auth = createAuthClient(server.url, server.anonKey, { storage: memoryStorage() });
     const data: Record<string, unknown> = {};

@@ -53,10 +53,8 @@ export class AuthClient extends SessionManager {
   private async signedIn(body: unknown, event: 'SIGNED_IN' | 'PASSWORD_RECOVERY' = 'SIGNED_IN') {
     const session = asSession(body, this.timers.now());
     if (session) await this.saveSession(session, event);
-    const user = (
-      (session?.user ?? (body as { id?: string } | null)?.id) ? body : null
-    ) as User | null;
-    return { user: session?.user ?? user, session };
+    const bare = (body as { id?: string } | null)?.id ? (body as User) : null;
+    return { user: session?.user ?? bare, session };
   }
 
   /**

@@ -62,7 +62,12 @@ export class SessionManager {
     this.lock = options.lock ?? defaultLock();
     this.autoRefresh = options.autoRefreshToken !== false;
     this.scheduler = createScheduler(this.timers, () => this.refreshDue());
-    if (typeof BroadcastChannel !== 'undefined' && options.persistSession !== false) {
+    // Share sessions with other tabs only when the storage is shared with them (by default
+    // localStorage); unrelated clients in one process (e.g. per-request clients on a server)
+    // must never adopt each other's sessions.
+    const shared =
+      options.crossTab ?? this.storage === (globalThis as { localStorage?: unknown }).localStorage;
+    if (shared && typeof BroadcastChannel !== 'undefined' && options.persistSession !== false) {
       const channel = new BroadcastChannel(this.storageKey);
       channel.onmessage = (e: MessageEvent<Broadcast>) => this.adopt(e.data);
       (channel as { unref?: () => void }).unref?.();

@@ -106,6 +106,12 @@ export interface AuthOptions {
   autoRefreshToken?: boolean;
   /** `implicit` (default) or `pkce` for email links and OAuth. */
   flowType?: 'implicit' | 'pkce';
+  /**
+   * Share refreshed sessions and sign-outs with other tabs (BroadcastChannel named after the
+   * storage key). Default: on when the storage is localStorage (shared by the tabs), off
+   * otherwise. Turn it on for a custom storage that tabs share.
+   */
+  crossTab?: boolean;
   /** Cross-tab lock; default Web Locks where present, else an in-process lock. */
   lock?: LockFn;
   /** How long to wait for the refresh lock before stealing it (ms, default 5000). */
