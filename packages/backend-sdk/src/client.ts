@@ -1,14 +1,17 @@
 /**
  * `createClient(url, key, options)`: one HTTP layer per project, shared by the
- * capabilities, with REST and functions sending the signed-in user's access token.
- * Storage, tus and realtime plug in here next to them.
+ * capabilities, with REST, functions, storage and tus sending the signed-in user's access
+ * token, and realtime following every auth change.
  */
 import { AuthClient } from './auth/client';
 import type { AuthOptions } from './auth/types';
 import { FunctionsClient } from './functions/index';
 import { createHttp, type Fetch, type Http, type HttpOptions } from './http/index';
+import type { RealtimeChannel } from './realtime/channel';
+import { RealtimeClient, type RealtimeOptions } from './realtime/client';
 import { RestClient } from './rest/client';
 import type { SchemaName } from './rest/types';
+import { StorageClient } from './storage/index';
 
 /** Options of {@link createClient}. */
 export interface ClientOptions<SchemaN extends string = string> {
@@ -32,13 +35,13 @@ export interface ClientOptions<SchemaN extends string = string> {
     /** Longest URL sent (default 8000); longer requests fail before sending. */
     urlLengthLimit?: number;
   };
-  /** WebSocket constructor for realtime (`ws` in Node 20); kept for the realtime capability. */
-  realtime?: { WebSocket?: unknown };
+  /** Realtime options: `transport` (the WebSocket constructor; `ws` on Node 20), `vsn`, `worker`, … */
+  realtime?: RealtimeOptions;
   /** Options of the functions capability. */
   functions?: Record<string, never>;
 }
 
-/** The client of one project: `auth`, `from`, `rpc`, `schema`, `functions`. */
+/** The client of one project: `auth`, `from`, `rpc`, `schema`, `functions`, `storage`, `channel`. */
 export interface Client<
   // biome-ignore lint/suspicious/noExplicitAny: untyped default
   Database = any,
@@ -56,6 +59,16 @@ export interface Client<
   schema: RestClient<Database, Name>['schema'];
   /** Edge functions. */
   functions: FunctionsClient;
+  /** Storage: buckets, objects, resumable uploads. */
+  storage: StorageClient;
+  /** The realtime socket (joined channels follow every auth change). */
+  realtime: RealtimeClient;
+  /** Creates a realtime channel; `subscribe()` joins it. */
+  channel: RealtimeClient['channel'];
+  /** Leaves and forgets a channel. */
+  removeChannel(channel: RealtimeChannel): ReturnType<RealtimeClient['removeChannel']>;
+  /** Leaves and forgets every channel. */
+  removeAllChannels(): ReturnType<RealtimeClient['removeAllChannels']>;
   /** The HTTP layer with the user's token (for capabilities added later). */
   http: Http;
   /** The options the client was created with. */
@@ -83,6 +96,13 @@ export function createClient<
   const auth = new AuthClient(createHttp(base), options.auth);
   const http = createHttp({ ...base, accessToken: () => auth.getAccessToken() });
   const rest = new RestClient<Database, Name>(http, options.db?.schema, options.db?.urlLengthLimit);
+  const realtime = new RealtimeClient(http, options.realtime);
+  // Sign-in, refresh and sign-out reach every joined channel (the key when signed out).
+  auth.onAuthStateChange((event, session) => {
+    if (event !== 'INITIAL_SESSION' && event !== 'PASSWORD_RECOVERY') {
+      void realtime.setAuth(session?.access_token ?? null);
+    }
+  });
   return {
     auth,
     rest,
@@ -90,6 +110,11 @@ export function createClient<
     rpc: rest.rpc.bind(rest),
     schema: rest.schema.bind(rest),
     functions: new FunctionsClient(http),
+    storage: new StorageClient(http),
+    realtime,
+    channel: realtime.channel.bind(realtime),
+    removeChannel: (channel) => realtime.removeChannel(channel),
+    removeAllChannels: () => realtime.removeAllChannels(),
     http,
     options: options as ClientOptions,
   };

@@ -25,4 +25,21 @@ export {
   type HttpOptions,
   type HttpRequest,
 } from './http/index';
+export * from './realtime/index';
 export * from './rest/index';
+export * from './storage/index';
+// The upload engine's building blocks (chunk sources, URL stores, protocol helpers, the
+// queue) are in `@app/backend-sdk/tus`; the root exports what apps use with `client.storage`.
+export {
+  DEFAULT_CHUNK_SIZE,
+  DEFAULT_RETRY_DELAYS,
+  memoryUrlStore,
+  ResumableUpload,
+  type ResumableUploadOptions,
+  UploadError,
+  type UploadProgress,
+  type UploadResult,
+  type UploadSource,
+  type UploadState,
+  type UrlStore,
+} from './tus/index';

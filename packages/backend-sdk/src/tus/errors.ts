@@ -1,4 +1,4 @@
-import { BackendError } from '../errors';
+import { BackendError, type ErrorKind } from '../errors';
 
 /**
  * A resumable upload failed. `status` is the HTTP status of the failing tus response (0 for
@@ -8,4 +8,5 @@ import { BackendError } from '../errors';
  */
 export class UploadError extends BackendError {
   override name = 'UploadError';
+  override readonly kind: ErrorKind = 'upload';
 }

@@ -15,7 +15,7 @@ describe('tus protocol helpers', () => {
     const e413 = await tusFailure(new Response('Maximum size exceeded', { status: 413 }), 'POST');
     expect(e413).toBeInstanceOf(UploadError);
     expect(e413).toMatchObject({ status: 413, code: 'http_413', details: 'Maximum size exceeded' });
-    expect(e413.message).toBe('The file is too large: Maximum size exceeded');
+    expect(e413.message).toBe('File too large: Maximum size exceeded');
     expect((await tusFailure(new Response('', { status: 410 }), 'PATCH')).code).toBe('upload_gone');
     expect((await tusFailure(new Response('x', { status: 409 }), 'PATCH')).code).toBe(
       'offset_mismatch',

@@ -16,8 +16,17 @@ export type TusFetch = (
     headers: Record<string, string>;
     body?: Uint8Array | undefined;
     signal: AbortSignal;
+    /** Give up waiting for the response after this many ms (a retryable network error). */
+    timeout?: number | undefined;
   },
 ) => Promise<Response>;
+
+/**
+ * How long requests without a body (HEAD, DELETE) may wait for their answer before they count
+ * as a network failure and are retried: a server that accepted the connection but never
+ * answers (restarting, half-open socket) must not stall the upload.
+ */
+export const SHORT_TIMEOUT = 10_000;
 
 /** Offset and (if known) length of an upload on the server. */
 export interface TusOffset {
@@ -28,9 +37,9 @@ export interface TusOffset {
 const OCTETS = 'application/offset+octet-stream';
 const HINTS: Record<number, string> = {
   403: 'Upload not allowed',
-  412: 'The server does not speak tus 1.0.0',
-  413: 'The file is too large',
-  415: 'This type of file is not accepted',
+  412: 'tus 1.0.0 not supported',
+  413: 'File too large',
+  415: 'File type not accepted',
 };
 
 /** Base64 of the UTF-8 bytes of a string. */
@@ -47,35 +56,48 @@ export const encodeMetadata = (meta: Record<string, string | undefined>): string
     .map(([k, v]) => `${k} ${base64Utf8(v)}`)
     .join(',');
 
-/** Sends one tus request with `Tus-Resumable`; network failures become `UploadError`s. */
+/**
+ * Sends one tus request with `Tus-Resumable`. A status outside `ok` and network failures
+ * become `UploadError`s; the body of an accepted response is discarded.
+ */
 export async function tusRequest(
   fetch: TusFetch,
   url: string,
   method: string,
   headers: Record<string, string>,
   signal: AbortSignal,
+  ok: number[],
   body?: Uint8Array,
 ): Promise<Response> {
+  let res: Response;
   try {
-    return await fetch(url, {
+    res = await fetch(url, {
       method,
       headers: { 'Tus-Resumable': '1.0.0', ...headers },
       body,
       signal,
+      timeout: body ? undefined : SHORT_TIMEOUT,
     });
   } catch (cause) {
     throw signal.aborted
       ? new UploadError('The upload was aborted', { code: 'aborted', cause })
       : new UploadError(`Network failure during ${method}`, { code: 'network_error', cause });
   }
+  if (!ok.includes(res.status)) throw await tusFailure(res, method);
+  void res.body?.cancel();
+  return res;
 }
 
-/** Turns an unexpected tus response into an `UploadError` carrying the server's text. */
+/**
+ * Turns an unexpected tus response into an `UploadError` carrying the server's text. An
+ * upload that is gone (404, 410) or no longer visible to its client (403 on HEAD) has code
+ * `upload_gone`.
+ */
 export async function tusFailure(res: Response, method: string): Promise<UploadError> {
   const text = (await res.text().catch(() => '')).trim();
   const { status } = res;
   const code =
-    status === 404 || status === 410
+    status === 404 || status === 410 || (status === 403 && method === 'HEAD')
       ? 'upload_gone'
       : status === 409
         ? 'offset_mismatch'
@@ -90,7 +112,7 @@ export async function tusFailure(res: Response, method: string): Promise<UploadE
 const offsetOf = (res: Response): number => {
   const value = Number(res.headers.get('Upload-Offset'));
   if (!Number.isSafeInteger(value) || value < 0) {
-    throw new UploadError('The server sent no valid Upload-Offset', {
+    throw new UploadError('No valid Upload-Offset', {
       status: res.status,
       code: 'invalid_response',
     });
@@ -114,12 +136,13 @@ export async function createUpload(
   if (length === undefined) h['Upload-Defer-Length'] = '1';
   else h['Upload-Length'] = String(length);
   if (chunk) h['Content-Type'] = OCTETS;
-  const res = await tusRequest(fetch, endpoint, 'POST', h, signal, chunk);
+  const res = await tusRequest(fetch, endpoint, 'POST', h, signal, [201], chunk);
   const location = res.headers.get('Location');
-  if (res.status !== 201 || !location) throw await tusFailure(res, 'POST');
-  void res.body?.cancel();
-  const url = new URL(location, endpoint).href;
-  return { url, offset: chunk && res.headers.has('Upload-Offset') ? offsetOf(res) : 0 };
+  if (!location) throw new UploadError('No Location', { status: 201, code: 'invalid_response' });
+  return {
+    url: new URL(location, endpoint).href,
+    offset: chunk && res.headers.has('Upload-Offset') ? offsetOf(res) : 0,
+  };
 }
 
 /** HEAD: the server's offset (and length) of an upload. */
@@ -129,17 +152,7 @@ export async function headUpload(
   headers: Record<string, string>,
   signal: AbortSignal,
 ): Promise<TusOffset> {
-  const res = await tusRequest(fetch, url, 'HEAD', headers, signal);
-  if (res.status !== 200 && res.status !== 204) {
-    // An upload this client cannot see any more (403 included) is treated as gone.
-    if (res.status === 403) {
-      throw new UploadError('The upload is no longer accessible', {
-        status: 403,
-        code: 'upload_gone',
-      });
-    }
-    throw await tusFailure(res, 'HEAD');
-  }
+  const res = await tusRequest(fetch, url, 'HEAD', headers, signal, [200, 204]);
   const length = res.headers.get('Upload-Length');
   return { offset: offsetOf(res), length: length === null ? undefined : Number(length) };
 }
@@ -160,10 +173,7 @@ export async function patchUpload(
     'Upload-Offset': String(offset),
   };
   if (length !== undefined) h['Upload-Length'] = String(length);
-  const res = await tusRequest(fetch, url, 'PATCH', h, signal, chunk);
-  if (res.status !== 204 && res.status !== 200) throw await tusFailure(res, 'PATCH');
-  void res.body?.cancel();
-  return offsetOf(res);
+  return offsetOf(await tusRequest(fetch, url, 'PATCH', h, signal, [200, 204], chunk));
 }
 
 /** DELETE: terminates an unfinished upload (an already gone one counts as terminated). */
@@ -173,9 +183,5 @@ export async function terminateUpload(
   headers: Record<string, string>,
   signal: AbortSignal,
 ): Promise<void> {
-  const res = await tusRequest(fetch, url, 'DELETE', headers, signal);
-  if (res.status !== 204 && res.status !== 200 && res.status !== 404 && res.status !== 410) {
-    throw await tusFailure(res, 'DELETE');
-  }
-  void res.body?.cancel();
+  await tusRequest(fetch, url, 'DELETE', headers, signal, [200, 204, 404, 410]);
 }

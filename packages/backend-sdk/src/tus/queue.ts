@@ -12,9 +12,9 @@ import type { ResumableUpload } from './upload';
  * await queue.idle();
  */
 export class UploadQueue {
-  private readonly waiting: ResumableUpload[] = [];
-  private active = 0;
-  private readonly drained: Array<() => void> = [];
+  readonly #waiting: ResumableUpload[] = [];
+  #active = 0;
+  readonly #drained: Array<() => void> = [];
   readonly concurrency: number;
 
   constructor(options: { concurrency?: number } = {}) {
@@ -23,38 +23,38 @@ export class UploadQueue {
 
   /** Queues an upload; returns its `result`. */
   add(upload: ResumableUpload): ResumableUpload['result'] {
-    this.waiting.push(upload);
-    this.next();
+    this.#waiting.push(upload);
+    this.#next();
     return upload.result;
   }
 
   /** Uploads queued and not yet started. */
   get pending(): number {
-    return this.waiting.length;
+    return this.#waiting.length;
   }
 
   /** Uploads running now. */
   get running(): number {
-    return this.active;
+    return this.#active;
   }
 
   /** Resolves when nothing is queued or running. */
   idle(): Promise<void> {
-    return this.active + this.waiting.length === 0
+    return this.#active + this.#waiting.length === 0
       ? Promise.resolve()
-      : new Promise((resolve) => this.drained.push(resolve));
+      : new Promise((resolve) => this.#drained.push(resolve));
   }
 
-  private next(): void {
-    while (this.active < this.concurrency) {
-      const upload = this.waiting.shift();
+  #next(): void {
+    while (this.#active < this.concurrency) {
+      const upload = this.#waiting.shift();
       if (!upload) break;
-      this.active++;
+      this.#active++;
       void upload.start().then(() => {
-        this.active--;
-        this.next();
-        if (this.active + this.waiting.length === 0) {
-          for (const resolve of this.drained.splice(0)) resolve();
+        this.#active--;
+        this.#next();
+        if (this.#active + this.#waiting.length === 0) {
+          for (const resolve of this.#drained.splice(0)) resolve();
         }
       });
     }

@@ -91,7 +91,7 @@ const asUploadError = (e: unknown): UploadError =>
   e instanceof UploadError
     ? e
     : e instanceof RangeError
-      ? new UploadError('The stream cannot go back to the offset the server has', {
+      ? new UploadError('The stream cannot rewind to the server offset', {
           code: 'stream_not_seekable',
           cause: e,
         })
@@ -105,17 +105,6 @@ const wait = (ms: number, signal: AbortSignal): Promise<void> =>
       signal.removeEventListener('abort', done);
       resolve();
     }
-    signal.addEventListener('abort', done);
-  });
-
-const whenOnline = (signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    const done = () => {
-      removeEventListener('online', done);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    addEventListener('online', done);
     signal.addEventListener('abort', done);
   });
 
@@ -139,26 +128,29 @@ export class ResumableUpload {
   /** Bytes the server has acknowledged. */
   bytes = 0;
   state: UploadState = 'idle';
-  private settle!: (value: Settled) => void;
-  private source: ChunkSource | undefined;
-  private key: string | undefined;
-  private controller: AbortController | undefined;
-  private running: Promise<void> | undefined;
-  private restarted = false;
-  private offline = false;
-  private reading: Promise<unknown> = Promise.resolve();
-  private ahead: { start: number; chunk: Promise<{ data: Uint8Array; last: boolean }> } | undefined;
-  private readonly store: UrlStore | undefined;
+  #settle!: (value: Settled) => void;
+  #source: ChunkSource | undefined;
+  #key: string | undefined;
+  #controller: AbortController | undefined;
+  #running: Promise<void> | undefined;
+  #restarted = false;
+  #offline = false;
+  #reading: Promise<unknown> = Promise.resolve();
+  #ahead: { start: number; chunk: Promise<{ data: Uint8Array; last: boolean }> } | undefined;
+  readonly #store: UrlStore | undefined;
 
-  constructor(
-    private readonly target: UploadTarget,
-    private readonly input: UploadSource,
-    private readonly options: ResumableUploadOptions = {},
-  ) {
+  readonly #target: UploadTarget;
+  readonly #input: UploadSource;
+  readonly #options: ResumableUploadOptions;
+
+  constructor(target: UploadTarget, input: UploadSource, options: ResumableUploadOptions = {}) {
+    this.#target = target;
+    this.#input = input;
+    this.#options = options;
     this.result = new Promise((resolve) => {
-      this.settle = resolve;
+      this.#settle = resolve;
     });
-    this.store = options.urlStore === false ? undefined : (options.urlStore ?? defaultUrlStore());
+    this.#store = options.urlStore === false ? undefined : (options.urlStore ?? defaultUrlStore());
     if (options.autoStart !== false) void this.start();
   }
 
@@ -167,10 +159,10 @@ export class ResumableUpload {
     if (this.state === 'idle' || this.state === 'paused') {
       this.state = 'uploading';
       const controller = new AbortController();
-      this.controller = controller;
-      this.listen(true);
-      const previous = this.running ?? Promise.resolve();
-      this.running = previous.then(() => this.run(controller.signal));
+      this.#controller = controller;
+      this.#listen(true);
+      const previous = this.#running ?? Promise.resolve();
+      this.#running = previous.then(() => this.#run(controller.signal));
     }
     return this.result;
   }
@@ -184,7 +176,7 @@ export class ResumableUpload {
   pause(): void {
     if (this.state !== 'uploading') return;
     this.state = 'paused';
-    this.controller?.abort();
+    this.#controller?.abort();
   }
 
   /**
@@ -193,130 +185,135 @@ export class ResumableUpload {
    */
   async abort(options: { terminate?: boolean } = {}): Promise<void> {
     if (this.state === 'done' || this.state === 'failed' || this.state === 'aborted') return;
-    this.controller?.abort();
-    this.finish({
+    this.#controller?.abort();
+    this.#finish({
       data: null,
       error: new UploadError('The upload was aborted', { code: 'aborted' }),
     });
-    await this.running?.catch(() => {});
+    await this.#running?.catch(() => {});
     if (options.terminate && this.url) {
-      await this.forget();
+      await this.#forget();
       await terminateUpload(
-        this.target.fetch,
+        this.#target.fetch,
         this.url,
-        this.headers(),
+        this.#headers(),
         new AbortController().signal,
       );
     }
   }
 
-  private headers(): Record<string, string> {
-    return this.options.signature ? { 'x-signature': this.options.signature } : {};
+  #headers(): Record<string, string> {
+    return this.#options.signature ? { 'x-signature': this.#options.signature } : {};
   }
 
-  private onNetwork = (event: Event): void => {
+  #onNetwork = (event: Event): void => {
     if (event.type === 'offline' && this.state === 'uploading') {
-      this.offline = true;
+      this.#offline = true;
       this.pause();
-    } else if (event.type === 'online' && this.offline && this.state === 'paused') {
-      this.offline = false;
+    } else if (event.type === 'online' && this.#offline && this.state === 'paused') {
+      this.#offline = false;
       void this.start();
     }
   };
 
-  private listen(on: boolean): void {
+  #listen(on: boolean): void {
     if (typeof window === 'undefined' || typeof addEventListener !== 'function') return;
     for (const type of ['online', 'offline']) {
-      if (on) addEventListener(type, this.onNetwork);
-      else removeEventListener(type, this.onNetwork);
+      if (on) addEventListener(type, this.#onNetwork);
+      else removeEventListener(type, this.#onNetwork);
     }
   }
 
-  private finish(outcome: Settled): void {
+  #finish(outcome: Settled): void {
     if (this.state === 'done' || this.state === 'failed' || this.state === 'aborted') return;
     const aborted = outcome.error?.code === 'aborted';
     this.state = outcome.error ? (aborted ? 'aborted' : 'failed') : 'done';
-    this.listen(false);
-    this.source?.close();
+    this.#listen(false);
+    this.#source?.close();
     if (outcome.error) {
-      if (!aborted) this.options.onError?.(outcome.error);
-    } else this.options.onSuccess?.(outcome.data);
-    this.settle(outcome);
+      if (!aborted) this.#options.onError?.(outcome.error);
+    } else this.#options.onSuccess?.(outcome.data);
+    this.#settle(outcome);
   }
 
-  private async forget(): Promise<void> {
-    if (this.key) await this.store?.remove(this.key);
+  async #forget(): Promise<void> {
+    if (this.#key) await this.#store?.remove(this.#key);
   }
 
-  private async run(signal: AbortSignal): Promise<void> {
-    const delays = this.options.retryDelays ?? DEFAULT_RETRY_DELAYS;
+  async #run(signal: AbortSignal): Promise<void> {
+    const delays = this.#options.retryDelays ?? DEFAULT_RETRY_DELAYS;
     let attempt = 0;
     let lastFailure = -1;
     try {
-      if (!this.source) {
-        this.source = await openSource(this.input, this.options);
-        if (this.store) {
-          const { endpoint, bucket, path } = this.target;
-          this.key = fingerprint(this.source, endpoint, bucket, path);
-          this.url = (await this.store.get(this.key)) ?? undefined;
+      if (!this.#source) {
+        this.#source = await openSource(this.#input, this.#options);
+        if (this.#store) {
+          const { endpoint, bucket, path } = this.#target;
+          this.#key = fingerprint(this.#source, endpoint, bucket, path);
+          this.url = (await this.#store.get(this.#key)) ?? undefined;
         }
       }
       for (;;) {
         try {
-          return await this.attempt(this.source, signal);
+          return await this.#attempt(this.#source, signal);
         } catch (e) {
           const error = asUploadError(e);
           if (signal.aborted) return;
-          if (error.code === 'upload_gone' && !this.restarted) {
+          if (error.code === 'upload_gone' && !this.#restarted) {
             // Expired, terminated or stale: start over once with a new upload.
-            this.restarted = true;
-            await this.forget();
+            this.#restarted = true;
+            await this.#forget();
             this.url = undefined;
             this.bytes = 0;
-            this.ahead = undefined;
+            this.#ahead = undefined;
             continue;
           }
           if (!isRetryable(error)) throw error;
           if (this.bytes > lastFailure) attempt = 0;
           lastFailure = this.bytes;
-          if (!isOnline()) await whenOnline(signal);
+          if (!isOnline()) {
+            // Offline in a browser: wait for the `online` event instead of spending retries.
+            this.#offline = true;
+            this.pause();
+            return;
+          }
           const delay = delays[attempt];
           if (delay === undefined) throw error;
-          this.options.onRetry?.({ delay, attempt: ++attempt, error });
+          this.#options.onRetry?.({ delay, attempt: ++attempt, error });
           await wait(delay, signal);
           if (signal.aborted) return;
         }
       }
     } catch (e) {
-      this.finish({ data: null, error: asUploadError(e) });
+      this.#finish({ data: null, error: asUploadError(e) });
     }
   }
 
-  private read(source: ChunkSource, start: number): Promise<{ data: Uint8Array; last: boolean }> {
-    const ahead = this.ahead;
-    this.ahead = undefined;
+  #read(source: ChunkSource, start: number): Promise<{ data: Uint8Array; last: boolean }> {
+    const ahead = this.#ahead;
+    this.#ahead = undefined;
     if (ahead?.start === start) return ahead.chunk;
-    const size = this.options.chunkSize ?? DEFAULT_CHUNK_SIZE;
-    const chunk = this.reading.then(() => source.read(start, start + size));
-    this.reading = chunk.catch(() => {});
+    const size = this.#options.chunkSize ?? DEFAULT_CHUNK_SIZE;
+    const chunk = this.#reading.then(() => source.read(start, start + size));
+    this.#reading = chunk.catch(() => {});
     return chunk;
   }
 
-  private readAhead(source: ChunkSource, start: number): void {
-    const chunk = this.read(source, start);
+  #readAhead(source: ChunkSource, start: number): void {
+    const chunk = this.#read(source, start);
     chunk.catch(() => {});
-    this.ahead = { start, chunk };
+    this.#ahead = { start, chunk };
   }
 
-  private async attempt(source: ChunkSource, signal: AbortSignal): Promise<void> {
-    const { fetch, endpoint, bucket, path } = this.target;
-    const opts = this.options;
-    const headers = this.headers();
+  async #attempt(source: ChunkSource, signal: AbortSignal): Promise<void> {
+    const { fetch, endpoint, bucket, path } = this.#target;
+    const opts = this.#options;
+    const headers = this.#headers();
     let total = source.size;
     const started = Date.now();
     const startBytes = this.bytes;
     const progress = (chunk: number): void => {
-      this.source?.release(this.bytes);
+      this.#source?.release(this.bytes);
       const seconds = (Date.now() - started) / 1000;
       const rate = seconds > 0 ? (this.bytes - startBytes) / seconds : 0;
       opts.onChunkComplete?.({ size: chunk, bytes: this.bytes, total });
@@ -331,14 +328,14 @@ export class ResumableUpload {
       lengthSent = head.length !== undefined;
     } else {
       const useChunk = opts.uploadDataDuringCreation !== false;
-      chunk = useChunk ? await this.read(source, 0) : undefined;
+      chunk = useChunk ? await this.#read(source, 0) : undefined;
       if (chunk?.last) total = chunk.data.length;
       if (total === undefined && !useChunk) {
-        chunk = await this.read(source, 0);
+        chunk = await this.#read(source, 0);
         if (chunk.last) total = chunk.data.length;
       }
       const sendFirst = useChunk && (total === undefined || total > 0);
-      if (sendFirst && chunk && !chunk.last) this.readAhead(source, chunk.data.length);
+      if (sendFirst && chunk && !chunk.last) this.#readAhead(source, chunk.data.length);
       const meta = encodeMetadata({
         bucketName: bucket,
         objectName: path,
@@ -356,17 +353,17 @@ export class ResumableUpload {
       );
       this.url = created.url;
       lengthSent = total !== undefined;
-      if (this.key) await this.store?.set(this.key, created.url);
+      if (this.#key) await this.#store?.set(this.#key, created.url);
       this.bytes = created.offset;
       if (sendFirst && this.bytes > 0) progress(this.bytes);
-      else if (chunk && !sendFirst) this.ahead = { start: 0, chunk: Promise.resolve(chunk) };
+      else if (chunk && !sendFirst) this.#ahead = { start: 0, chunk: Promise.resolve(chunk) };
       chunk = undefined;
     }
     const url = this.url;
     while (total === undefined || this.bytes < total) {
       const at = this.bytes;
-      const next = await this.read(source, at);
-      if (!next.last) this.readAhead(source, at + next.data.length);
+      const next = await this.#read(source, at);
+      if (!next.last) this.#readAhead(source, at + next.data.length);
       if (next.last) total = at + next.data.length;
       const deferred = !lengthSent && next.last ? total : undefined;
       this.bytes = await patchUpload(fetch, url, headers, signal, at, next.data, deferred);
@@ -376,8 +373,8 @@ export class ResumableUpload {
       progress(this.bytes - at);
     }
     if (this.bytes === 0) progress(0);
-    await this.forget();
-    this.finish({
+    await this.#forget();
+    this.#finish({
       data: { url, path, fullPath: `${bucket}/${path}`, size: this.bytes },
       error: null,
     });
