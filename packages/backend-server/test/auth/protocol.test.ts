@@ -9,7 +9,7 @@ let server: RunningServer;
 
 beforeAll(async () => {
   // Reuse interval 0: a replayed refresh token outside the parent rule revokes the family.
-  server = await startTestServer({ auth: { refreshTokenReuseInterval: 0 } });
+  server = await startTestServer({ auth: { refreshTokenReuseInterval: 0, rateLimits: false } });
 });
 afterAll(() => server?.stop());
 
@@ -66,6 +66,15 @@ describe(`auth over raw HTTP (${databaseKind()})`, () => {
     const verify = await fetch(`${server.url}/auth/v1/verify?type=signup`, { redirect: 'manual' });
     expect(verify.status).toBe(400);
     expect(await verify.json()).toMatchObject({ error_code: 'validation_failed' });
+    const authorize = await fetch(`${server.url}/auth/v1/authorize?provider=github`, {
+      redirect: 'manual',
+    });
+    expect(authorize.status).toBe(400);
+    expect(await authorize.json()).toEqual({
+      code: 400,
+      error_code: 'validation_failed',
+      msg: 'Unsupported provider: provider is not enabled',
+    });
   });
 
   it('answers CORS preflights for the auth headers', async () => {

@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import type { AppEnv } from '../../service';
 import type { AuthContext } from '../context';
+import { badRequest } from '../errors';
 
 const PROVIDERS = [
   'apple',
@@ -28,7 +29,7 @@ const PROVIDERS = [
   'zoom',
 ];
 
-/** GET /health, /settings, /.well-known/jwks.json. */
+/** GET /health, /settings, /.well-known/jwks.json; /authorize and /callback (no providers). */
 export function publicRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
   routes.get('/health', (c) =>
     c.json({
@@ -58,5 +59,12 @@ export function publicRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
   routes.get('/.well-known/jwks.json', (c) => {
     c.header('cache-control', 'public, max-age=600');
     return c.json({ keys: [] });
+  });
+  // No external OAuth provider is enabled on this server: the hosted answers for that case.
+  routes.get('/authorize', () => {
+    throw badRequest('validation_failed', 'Unsupported provider: provider is not enabled');
+  });
+  routes.on(['GET', 'POST'], '/callback', () => {
+    throw badRequest('bad_oauth_callback', 'OAuth state parameter missing');
   });
 }
