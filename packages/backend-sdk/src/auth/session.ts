@@ -59,7 +59,6 @@ export class SessionManager {
       options.storageKey ?? `sb-${new URL(http.url).hostname.split('.')[0]}-auth-token`;
     this.storage = options.storage ?? defaultStorage();
     this.timers = options.timers ?? systemTimers;
-    this.lock = options.lock ?? defaultLock();
     this.autoRefresh = options.autoRefreshToken !== false;
     this.scheduler = createScheduler(this.timers, () => this.refreshDue());
     // Share sessions with other tabs only when the storage is shared with them (by default
@@ -67,6 +66,8 @@ export class SessionManager {
     // must never adopt each other's sessions.
     const shared =
       options.crossTab ?? this.storage === (globalThis as { localStorage?: unknown }).localStorage;
+    // Without shared storage the in-tab single flight is all the exclusion needed.
+    this.lock = options.lock ?? (shared ? defaultLock() : (_name, _timeout, fn) => fn());
     if (shared && typeof BroadcastChannel !== 'undefined' && options.persistSession !== false) {
       const channel = new BroadcastChannel(this.storageKey);
       channel.onmessage = (e: MessageEvent<Broadcast>) => this.adopt(e.data);
