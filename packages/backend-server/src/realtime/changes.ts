@@ -266,12 +266,14 @@ export class ChangeFeed {
     old: Record<string, unknown> | null,
     checks: { role: string; claims: string; filters: Filter[] }[],
   ): Promise<CheckRow[]> {
+    // Sorted by role, then filters: one prepared statement serves each run of equal ones.
+    const sortKey = (i: number) => `${checks[i]?.role}\u0000${JSON.stringify(checks[i]?.filters)}`;
     const order = checks
       .map((_, i) => i)
       .sort((a, b) => {
-        const ra = checks[a]?.role ?? '';
-        const rb = checks[b]?.role ?? '';
-        return ra < rb ? -1 : ra > rb ? 1 : a - b;
+        const ka = sortKey(a);
+        const kb = sortKey(b);
+        return ka < kb ? -1 : ka > kb ? 1 : a - b;
       });
     const run = async (indexes: number[]) => {
       const { rows } = await this.db.query<CheckRow>(CHECK_SQL, [

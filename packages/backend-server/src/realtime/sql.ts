@@ -145,20 +145,24 @@ create event trigger realtime_capture_sync on ddl_command_end
 
 select realtime.sync_capture_triggers();
 
--- checks: [{"role", "claims", "filters": [[column, op, value], …]}, …], sorted by role.
--- For INSERT/UPDATE the row is re-selected by primary key as each subscriber's role and
--- claims (RLS + column privileges decide); for DELETE the filters run on the old values.
+-- checks: [{"role", "claims", "filters": [[column, op, value], …]}, …], sorted by role, then
+-- filters. For INSERT/UPDATE the row is re-selected by primary key as each subscriber's role
+-- and claims (RLS + column privileges decide), through one prepared statement per (role,
+-- filters) so N subscribers cost one plan; for DELETE the filters run on the old values.
 -- One row per check: visible, the record it may see, and (on each new role) its columns.
 drop function if exists realtime.check_change(regclass, text, jsonb, jsonb, jsonb);
 create function realtime.check_change(
   entity regclass, action text, keys jsonb, old jsonb, checks jsonb)
   returns table (idx int, visible boolean, record jsonb, columns jsonb, rls boolean)
   language plpgsql
+  set plan_cache_mode = force_generic_plan
   as $f$
 declare
   chk jsonb;
   i int := -1;
   cur_role text;
+  cur_filters jsonb;
+  prepared boolean := false;
   cols text;
   col_list jsonb;
   pk_cond text;
@@ -169,74 +173,96 @@ declare
   ok boolean;
   rec jsonb;
 begin
+  if exists (select 1 from pg_prepared_statements where name = 'realtime_check') then
+    deallocate realtime_check;
+  end if;
+  rls := (select relrowsecurity from pg_class where oid = entity);
   select string_agg(format('%I = ($1 ->> %L)::%s', a.attname, a.attname,
                            format_type(a.atttypid, null)), ' and ')
     into pk_cond
     from pg_index x join pg_attribute a on a.attrelid = x.indrelid and a.attnum = any(x.indkey)
    where x.indrelid = entity and x.indisprimary;
-  rls := (select relrowsecurity from pg_class where oid = entity);
   for chk in select value from jsonb_array_elements(checks) loop
     i := i + 1;
     idx := i;
     columns := null;
-    if i = 0 or (chk ->> 'role') is distinct from cur_role then
-      cur_role := chk ->> 'role';
-      select string_agg(format('%I', a.attname), ', ' order by a.attnum),
-             coalesce(jsonb_agg(jsonb_build_object('name', a.attname, 'type', t.typname)
-                                order by a.attnum), '[]'::jsonb)
-        into cols, col_list
-        from pg_attribute a join pg_type t on t.oid = a.atttypid
-       where a.attrelid = entity and a.attnum > 0 and not a.attisdropped
-         and has_column_privilege(cur_role, entity, a.attnum, 'SELECT');
-      columns := col_list;
-    end if;
-    filt := '';
-    ok := true;
-    n := 0;
-    for f in select value from jsonb_array_elements(coalesce(chk -> 'filters', '[]'::jsonb)) loop
-      col_type := null;
-      select format_type(a.atttypid, null) into col_type
-        from pg_attribute a
-       where a.attrelid = entity and a.attname = f ->> 0 and a.attnum > 0 and not a.attisdropped;
-      if col_type is null
-         or (action <> 'DELETE' and not has_column_privilege(cur_role, entity, f ->> 0, 'SELECT'))
-      then
-        ok := false;
-        exit;
+    if i = 0 or (chk ->> 'role') is distinct from cur_role
+       or (chk -> 'filters') is distinct from cur_filters then
+      if (chk ->> 'role') is distinct from cur_role or i = 0 then
+        select string_agg(format('%I', a.attname), ', ' order by a.attnum),
+               coalesce(jsonb_agg(jsonb_build_object('name', a.attname, 'type', t.typname)
+                                  order by a.attnum), '[]'::jsonb)
+          into cols, col_list
+          from pg_attribute a join pg_type t on t.oid = a.atttypid
+         where a.attrelid = entity and a.attnum > 0 and not a.attisdropped
+           and has_column_privilege(chk ->> 'role', entity, a.attnum, 'SELECT');
+        columns := col_list;
       end if;
-      filt := filt || ' and ' || case f ->> 1
-        when 'eq' then format('%I = ($2 -> %s ->> 2)::%s', f ->> 0, n, col_type)
-        when 'neq' then format('%I <> ($2 -> %s ->> 2)::%s', f ->> 0, n, col_type)
-        when 'lt' then format('%I < ($2 -> %s ->> 2)::%s', f ->> 0, n, col_type)
-        when 'lte' then format('%I <= ($2 -> %s ->> 2)::%s', f ->> 0, n, col_type)
-        when 'gt' then format('%I > ($2 -> %s ->> 2)::%s', f ->> 0, n, col_type)
-        when 'gte' then format('%I >= ($2 -> %s ->> 2)::%s', f ->> 0, n, col_type)
-        when 'in' then format(
-          '%I = any(array(select jsonb_array_elements_text($2 -> %s -> 2))::%s[])',
-          f ->> 0, n, col_type)
-        else 'false'
-      end;
-      n := n + 1;
-    end loop;
+      cur_role := chk ->> 'role';
+      cur_filters := chk -> 'filters';
+      filt := '';
+      ok := true;
+      n := 0;
+      for f in select value from jsonb_array_elements(coalesce(cur_filters, '[]'::jsonb)) loop
+        col_type := null;
+        select format_type(a.atttypid, null) into col_type
+          from pg_attribute a
+         where a.attrelid = entity and a.attname = f ->> 0 and a.attnum > 0
+           and not a.attisdropped;
+        if col_type is null
+           or (action <> 'DELETE'
+               and not has_column_privilege(cur_role, entity, f ->> 0, 'SELECT'))
+        then
+          ok := false;
+          exit;
+        end if;
+        filt := filt || ' and ' || case f ->> 1
+          when 'eq' then format('%I = ($2 -> %s ->> 2)::%s', f ->> 0, n, col_type)
+          when 'neq' then format('%I <> ($2 -> %s ->> 2)::%s', f ->> 0, n, col_type)
+          when 'lt' then format('%I < ($2 -> %s ->> 2)::%s', f ->> 0, n, col_type)
+          when 'lte' then format('%I <= ($2 -> %s ->> 2)::%s', f ->> 0, n, col_type)
+          when 'gt' then format('%I > ($2 -> %s ->> 2)::%s', f ->> 0, n, col_type)
+          when 'gte' then format('%I >= ($2 -> %s ->> 2)::%s', f ->> 0, n, col_type)
+          when 'in' then format(
+            '%I = any(array(select jsonb_array_elements_text($2 -> %s -> 2))::%s[])',
+            f ->> 0, n, col_type)
+          else 'false'
+        end;
+        n := n + 1;
+      end loop;
+      if prepared then
+        deallocate realtime_check;
+        prepared := false;
+      end if;
+      if ok and action <> 'DELETE' and cols is not null and pk_cond is not null then
+        execute format(
+          'prepare realtime_check(jsonb, jsonb) as '
+          'select to_jsonb(t) from (select %s from %s where %s%s) t',
+          cols, entity, pk_cond, filt);
+        prepared := true;
+      end if;
+    end if;
     visible := false;
     record := null;
     if ok and action = 'DELETE' then
       execute format('select true from jsonb_populate_record(null::%s, $3) where true%s',
                      entity, filt)
-        into visible using keys, chk -> 'filters', old;
+        into visible using keys, cur_filters, old;
       visible := coalesce(visible, false);
-    elsif ok and cols is not null and pk_cond is not null then
+    elsif prepared then
       perform set_config('role', cur_role, true),
               set_config('request.jwt.claims', chk ->> 'claims', true);
-      execute format('select to_jsonb(t) from (select %s from %s where %s%s) t',
-                     cols, entity, pk_cond, filt)
-        into rec using keys, chk -> 'filters';
+      execute format('execute realtime_check(%L, %L)', keys::text, cur_filters::text)
+        into rec;
       perform set_config('role', null, true);
       visible := rec is not null;
       record := rec;
     end if;
     return next;
   end loop;
+  if prepared then
+    deallocate realtime_check;
+  end if;
   perform set_config('role', null, true);
 end
 $f$;
