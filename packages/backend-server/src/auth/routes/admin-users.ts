@@ -154,7 +154,7 @@ async function updateUser(c: Context<AppEnv>, ctx: AuthContext) {
     if (taken && taken.id !== current.id) throw unprocessable('email_exists', DUPLICATE_EMAIL);
   }
   if (body.password) checkStrength(body.password, ctx.config.auth.passwordMinLength);
-  const bannedUntil = body.ban_duration !== undefined ? banUntil(body.ban_duration) : undefined;
+  const bannedUntil = body.ban_duration ? banUntil(body.ban_duration) : undefined;
   const passwordHash = body.password
     ? await hashPassword(body.password)
     : (body.password_hash ?? null);
