@@ -47,6 +47,8 @@ describe(`auth over raw HTTP (${databaseKind()})`, () => {
       phone_autoconfirm: false,
       external: { email: true, phone: false, anonymous_users: true, github: false },
     });
+    const keyless = await fetch(`${server.url}/auth/v1/health`);
+    expect(keyless.status).toBe(200);
     const jwks = await fetch(`${server.url}/auth/v1/.well-known/jwks.json`);
     expect(jwks.status).toBe(200);
     expect(jwks.headers.get('cache-control')).toBe('public, max-age=600');
