@@ -54,7 +54,7 @@ const wire = (r: Recorded) => {
 
 /** Values that differ between two runs of the same flow (ids, tokens, times, emails). */
 const VOLATILE =
-  /^(id|user_id|identity_id|sub|access_token|refresh_token|expires_at|expires_in|created_at|updated_at|last_sign_in_at|email_confirmed_at|confirmed_at|confirmation_sent_at|recovery_sent_at|email|session_id|token)$/;
+  /^(id|user_id|identity_id|sub|access_token|refresh_token|expires_at|expires_in|created_at|updated_at|last_sign_in_at|email_confirmed_at|confirmed_at|confirmation_sent_at|recovery_sent_at|email|session_id|token|code_challenge)$/;
 function shape(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(shape);
   if (value && typeof value === 'object')
@@ -128,6 +128,19 @@ describe('auth conformance with the official client (results and requests)', () 
     ],
     ['bad otp', (auth, email) => auth.verifyOtp({ email, token: '000000', type: 'email' })],
     ['get user signed out', (auth) => auth.getUser()],
+    [
+      'resend signup confirmation',
+      (auth, email) =>
+        auth.resend({ type: 'signup', email, options: { emailRedirectTo: 'http://localhost/cb' } }),
+    ],
+    [
+      'sign out other sessions',
+      async (auth, email) => {
+        await auth.signUp({ email, password: PASSWORD });
+        const r = await auth.signOut({ scope: 'others' });
+        return { error: r.error, kept: (await auth.getSession()).data.session !== null };
+      },
+    ],
   ];
 
   it.each(flows)('%s', async (_name, flow) => {
@@ -149,6 +162,31 @@ describe('auth conformance with the official client (results and requests)', () 
     expect(ours_).toEqual(errorOf(rb.error));
     const strip = (log: Recorded[]) => shape(log.map(wire));
     expect(strip(ours.log)).toEqual(strip(theirs.log));
+    a.dispose();
+  });
+});
+
+describe('auth conformance in the PKCE flow', () => {
+  it('sends the same challenge fields as the official client', async () => {
+    const ours = recordingFetch();
+    const theirs = recordingFetch();
+    const a = createAuthClient(server.url, server.anonKey, {
+      fetch: ours.fetch,
+      storage: memoryStorage(),
+      flowType: 'pkce',
+    });
+    const b = officialClient(server.url, server.anonKey, {
+      fetch: theirs.fetch,
+      flowType: 'pkce',
+    }).auth;
+    for (const auth of [a, b] as Any[]) {
+      const email = freshEmail();
+      await auth.signInWithOtp({ email, options: { emailRedirectTo: 'http://localhost/cb' } });
+      await auth.resetPasswordForEmail(email, { redirectTo: 'http://localhost/reset' });
+    }
+    const strip = (log: Recorded[]) => shape(log.map(wire));
+    expect(strip(ours.log)).toEqual(strip(theirs.log));
+    expect(JSON.parse(ours.log[0]?.body ?? '{}').code_challenge_method).toBe('s256');
     a.dispose();
   });
 });

@@ -196,7 +196,11 @@ export class AuthClient extends SessionManager {
         method: 'POST',
         path: '/resend',
         query: { redirect_to: options?.emailRedirectTo },
-        body: { ...rest, gotrue_meta_security: captcha(options) },
+        body: {
+          ...rest,
+          gotrue_meta_security: captcha(options),
+          ...('email' in rest ? await this.pkce() : {}),
+        },
       })) as { message_id?: string } | null;
       return { ...none, ...(res?.message_id ? { messageId: res.message_id } : {}) };
     });
