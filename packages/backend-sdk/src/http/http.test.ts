@@ -97,7 +97,9 @@ describe('createHttp', () => {
   it('gives up after the retry limit and returns the last response', async () => {
     script = [status(503), status(503), status(503)];
     const http = createHttp({ url, key: 'K', retries: 2, retryDelay: () => 1 });
-    expect((await http.send({ path: '/r', error })).status).toBe(503);
+    const res = await http.send({ path: '/r', error });
+    expect(res.status).toBe(503);
+    expect(await res.text()).toBe('{}'); // the body is still readable
     expect(seen).toHaveLength(3);
   });
 
