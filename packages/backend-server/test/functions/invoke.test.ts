@@ -6,6 +6,7 @@ import {
   FunctionsRelayError,
   type SupabaseClient,
 } from '@supabase/supabase-js';
+import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server';
 import { startTestServer } from '../support/server';
@@ -379,7 +380,17 @@ describe('functions: invoke, both styles, bodies, env, verify_jwt, streaming', (
     expect(missing.headers.get('x-relay-error')).toBe('true');
     expect(await missing.json()).toEqual({ code: 401, message: 'Missing authorization header' });
 
-    for (const authorization of ['Bearer not.a.jwt', 'Bearer x', 'Basic abc']) {
+    const expired = await new SignJWT({ role: 'authenticated', sub: crypto.randomUUID() })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setIssuedAt(Math.floor(Date.now() / 1000) - 120)
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 60)
+      .sign(new TextEncoder().encode(server.jwtSecret));
+    for (const authorization of [
+      'Bearer not.a.jwt',
+      'Bearer x',
+      'Basic abc',
+      `Bearer ${expired}`,
+    ]) {
       const res = await fetch(url('echo'), { method: 'POST', headers: { authorization } });
       expect(res.status).toBe(401);
       expect(await res.json()).toEqual({ code: 401, message: 'Invalid JWT' });
