@@ -37,6 +37,19 @@ export const storageService: ServiceModule = {
       signedUploadExpiry: config.storage.signedUploadExpiry,
     };
     const tus = createTus(s, config.storage.uploadExpiry * 1000);
-    return { routes: storageRoutes(s, tus), close: async () => tus.close() };
+    // Rows deleted or replaced by app SQL (not through storage) free their bytes too.
+    const collector = setInterval(() => {
+      collectRetired(db, disk).catch((error: unknown) =>
+        ctx.log(`storage: collect failed: ${String(error)}`),
+      );
+    }, 60_000);
+    collector.unref();
+    return {
+      routes: storageRoutes(s, tus),
+      close: async () => {
+        clearInterval(collector);
+        tus.close();
+      },
+    };
   },
 };

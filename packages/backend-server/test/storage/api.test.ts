@@ -1,4 +1,5 @@
 import type { SupabaseClient } from '@supabase/supabase-js';
+import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server';
 import { databaseKind, startTestServer } from '../support/server';
@@ -453,6 +454,18 @@ describe(`storage API through supabase-js (${databaseKind()})`, () => {
         `${storageUrl()}/object/sign/${bucket}/${path}?token=${token.slice(0, -4)}AAAA`,
       );
       expect(await forged.json()).toMatchObject({ statusCode: '400', code: 'InvalidJWT' });
+      const expired = await new SignJWT({ url: `${bucket}/${path}` })
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setIssuedAt(Math.floor(Date.now() / 1000) - 120)
+        .setExpirationTime(Math.floor(Date.now() / 1000) - 60)
+        .sign(new TextEncoder().encode(server.jwtSecret));
+      const late = await fetch(`${storageUrl()}/object/sign/${bucket}/${path}?token=${expired}`);
+      expect(late.status).toBe(400);
+      expect(await late.json()).toMatchObject({
+        statusCode: '400',
+        code: 'ExpiredToken',
+        message: 'The provided token has expired.',
+      });
       const bulk = await files.createSignedUrls([path, `${alice.id}/none.txt`], 60);
       expect(bulk.data?.[0]?.signedUrl).toContain('token=');
       expect(bulk.data?.[1]).toMatchObject({

@@ -101,6 +101,23 @@ describe(`storage durability across restarts (${databaseKind()})`, () => {
     expect(files.every((f) => UUID.test(f))).toBe(true);
   });
 
+  it('frees the bytes of rows that app SQL deletes', async () => {
+    const files = client(server, alice).storage.from(bucket);
+    const name = `${alice.id}/by-sql.txt`;
+    await files.upload(name, 'gone soon');
+    const { rows } = await server.db.query<{ version: string }>(
+      'delete from storage.objects where bucket_id = $1 and name = $2 returning version',
+      [bucket, name],
+    );
+    const version = rows[0]?.version ?? '';
+    const shard = join(storageDir(), 'objects', version.slice(0, 2));
+    expect(await readdir(shard)).toContain(version);
+    // Any later storage write collects what was retired (a timer does too).
+    await files.upload(`${alice.id}/trigger.txt`, 'x');
+    await files.remove([`${alice.id}/trigger.txt`]);
+    expect(await readdir(shard)).not.toContain(version);
+  });
+
   it('never shows a half-written object, and leaves nothing of an aborted upload', async () => {
     const name = `${alice.id}/slow.bin`;
     let push!: (chunk: Uint8Array) => void;

@@ -160,6 +160,11 @@ describe(`tus resumable uploads (${databaseKind()})`, () => {
     expect(tooMuch.status).toBe(413);
     const byBob = await patch(bob, url, 5, Buffer.from('56789'));
     expect(byBob.status).toBe(403);
+    const deniedDelete = await fetch(url, {
+      method: 'DELETE',
+      headers: { ...tusHeaders(bob), 'tus-resumable': '1.0.0' },
+    });
+    expect(deniedDelete.status).toBe(403);
     const deleted = await fetch(url, {
       method: 'DELETE',
       headers: { ...tusHeaders(alice), 'tus-resumable': '1.0.0' },
