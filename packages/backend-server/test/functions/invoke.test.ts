@@ -43,6 +43,10 @@ const FUNCTIONS: Record<string, string> = {
         });
       },
     };`,
+  // Pipes the request body straight back as the response body.
+  'pipe/index.ts': `
+    export default (req: Request) =>
+      new Response(req.body, { headers: { 'content-type': 'application/octet-stream' } });`,
   'text/index.js': `
     export default () => new Response('plain words', { headers: { 'content-type': 'text/plain; charset=utf-8' } });`,
   'cookies/index.ts': `
@@ -273,6 +277,22 @@ describe('functions: invoke, both styles, bodies, env, verify_jwt, streaming', (
     });
     expect((typed.data as Blob).size).toBe(1000);
     expect(typed.response?.headers.get('x-received-type')).toBe('image/png');
+  });
+
+  it('pipes a large body through the function and back, byte for byte', async () => {
+    const size = 8 * 1024 * 1024 + 13;
+    const bytes = new Uint8Array(size);
+    for (let i = 0; i < size; i += 4096) bytes[i] = (i / 4096) % 251;
+    bytes[size - 1] = 7;
+    const res = await fetch(url('pipe'), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.anonKey}` },
+      body: bytes,
+    });
+    expect(res.status).toBe(200);
+    const back = new Uint8Array(await res.arrayBuffer());
+    expect(back.length).toBe(size);
+    expect(Buffer.compare(back, bytes)).toBe(0);
   });
 
   it("passes the function's own error status, headers and body through (FunctionsHttpError)", async () => {
