@@ -36,9 +36,26 @@ export function json(body: unknown, status = 200, headers: Record<string, string
   });
 }
 
+const MAX_JSON_BYTES = 1024 * 1024;
+
+/** A request body as text, refusing bodies over `limit` bytes without buffering them. */
+async function readText(req: Request, limit: number): Promise<string> {
+  if (Number(req.headers.get('content-length') ?? 0) > limit)
+    throw ERR.invalidRequest('Body is too large');
+  if (!req.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of req.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > limit) throw ERR.invalidRequest('Body is too large');
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /** The JSON object body of a request (`{}` when empty); InvalidRequest when it is not one. */
 export async function readJson(req: Request): Promise<Record<string, unknown>> {
-  const text = await req.text();
+  const text = await readText(req, MAX_JSON_BYTES);
   if (text.trim() === '') return {};
   try {
     const value: unknown = JSON.parse(text);

@@ -518,6 +518,30 @@ describe(`storage API through supabase-js (${databaseKind()})`, () => {
       expect(await priv.json()).toMatchObject({ statusCode: '404', code: 'NoSuchBucket' });
     });
 
+    it('answers malformed and oversized JSON bodies with 400 in the hosted shape', async () => {
+      const post = (body: string) =>
+        fetch(`${storageUrl()}/object/list/${bucket}`, {
+          method: 'POST',
+          headers: { ...headers(server, alice), 'content-type': 'application/json' },
+          body,
+        });
+      const bad = await post('{not json');
+      expect(bad.status).toBe(400);
+      expect(await bad.json()).toMatchObject({ statusCode: '400', code: 'InvalidRequest' });
+      const noPrefix = await post('{}');
+      expect(await noPrefix.json()).toMatchObject({
+        statusCode: '400',
+        message: "body must have required property 'prefix'",
+      });
+      const huge = await post(JSON.stringify({ prefix: '', pad: 'x'.repeat(2 * 1024 * 1024) }));
+      expect(huge.status).toBe(400);
+      expect(await huge.json()).toMatchObject({ statusCode: '400', message: 'Body is too large' });
+      const route = await fetch(`${storageUrl()}/nothing/here`, {
+        headers: headers(server, alice),
+      });
+      expect(route.status).toBe(404);
+    });
+
     it('rejects bad tokens with AccessDenied and traversal keys with InvalidKey', async () => {
       const res = await fetch(`${storageUrl()}/object/${bucket}/${alice.id}/x.txt`, {
         headers: { apikey: server.anonKey, authorization: 'Bearer not.a.jwt' },
