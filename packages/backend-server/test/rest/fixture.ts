@@ -63,6 +63,7 @@ create table public.cities (id int primary key, country_id int references public
 create table public.capitals (country_id int primary key references public.countries(id), city_id int not null references public.cities(id));
 create table public.items (id serial primary key, name text not null default 'unnamed', qty int default 7, note text);
 create view public.big_cities as select id, name, population from public.cities where population > 1000000;
+create view public.city_names as select id, country_id, name from public.cities;
 
 create function public.add(a int, b int) returns int language sql immutable as $$ select a + b $$;
 create function public.hello(name text default 'guest') returns text language sql stable as $$ select 'Hello ' || name || '!' $$;

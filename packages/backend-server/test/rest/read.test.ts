@@ -111,6 +111,20 @@ describe(`select grammar (${databaseKind()})`, () => {
     expect(none).toEqual([{ name: 'Nowhere, Land' }]);
   });
 
+  it("embeds through views using their base tables' foreign keys", async () => {
+    const { data, error } = await f.anon
+      .from('city_names')
+      .select('name, countries(code)')
+      .eq('id', 4);
+    expect(error).toBeNull();
+    expect(data).toEqual([{ name: 'Munich', countries: { code: 'DE' } }]);
+    const { data: back } = await f.anon
+      .from('countries')
+      .select('code, city_names(name)')
+      .eq('id', 3);
+    expect(back).toEqual([{ code: 'JP', city_names: [{ name: 'Tokyo' }] }]);
+  });
+
   it('spreads to-one columns into the parent', async () => {
     const { data } = await f.anon
       .from('cities')

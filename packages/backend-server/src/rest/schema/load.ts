@@ -85,7 +85,51 @@ join pg_class c on c.oid = t.typrelid and c.relkind = 'c'
 join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
 where n.nspname = any($1::text[]) group by 1, 2 order by 1, 2`;
 
+// Base-table columns each view reads (from the view rule's dependencies), to give views
+// the keys and foreign keys of the tables they expose.
+const VIEW_SOURCES = `
+select vn.nspname as view_schema, v.relname as view, tn.nspname as table_schema, t.relname as table,
+  json_agg(distinct a.attname) as columns
+from pg_class v
+join pg_namespace vn on vn.oid = v.relnamespace
+join pg_rewrite r on r.ev_class = v.oid
+join pg_depend d on d.objid = r.oid and d.classid = 'pg_rewrite'::regclass
+  and d.refclassid = 'pg_class'::regclass and d.refobjsubid > 0
+join pg_class t on t.oid = d.refobjid and t.oid <> v.oid and t.relkind in ('r','p','f')
+join pg_namespace tn on tn.oid = t.relnamespace
+join pg_attribute a on a.attrelid = t.oid and a.attnum = d.refobjsubid
+where v.relkind in ('v','m') and vn.nspname = any($1::text[])
+group by 1, 2, 3, 4`;
+
 type R = Record<string, unknown>;
+
+/**
+ * Views expose the primary key and foreign keys of their base tables when they keep
+ * the key columns under the same names (what the hosted service infers for views).
+ */
+function addViewKeys(rows: R[], tables: Map<string, Table>, foreignKeys: ForeignKey[]): void {
+  const base = [...foreignKeys];
+  for (const r of rows) {
+    const view = tables.get(qualified(String(r.view_schema), String(r.view)));
+    const table = tables.get(qualified(String(r.table_schema), String(r.table)));
+    if (!view || !table) continue;
+    const used = new Set((r.columns as string[]) ?? []);
+    const keeps = (cols: string[]) =>
+      cols.length > 0 && cols.every((c) => used.has(c) && view.columnMap.has(c));
+    if (view.primaryKey.length === 0 && keeps(table.primaryKey)) {
+      view.primaryKey = table.primaryKey;
+      view.uniques.push(table.primaryKey);
+    }
+    for (const fk of base) {
+      if (fk.schema === table.schema && fk.table === table.name && keeps(fk.columns)) {
+        foreignKeys.push({ ...fk, schema: view.schema, table: view.name });
+      }
+      if (fk.refSchema === table.schema && fk.refTable === table.name && keeps(fk.refColumns)) {
+        foreignKeys.push({ ...fk, refSchema: view.schema, refTable: view.name });
+      }
+    }
+  }
+}
 const str = (v: unknown) => (v === null || v === undefined ? null : String(v));
 
 function toFunction(r: R): DbFunction {
@@ -186,6 +230,7 @@ export async function loadSchemaCache(db: Queryable, schemas: string[]): Promise
       });
     }
   }
+  addViewKeys((await db.query(VIEW_SOURCES, p)).rows, tables, foreignKeys);
   const functions = new Map<string, DbFunction[]>();
   for (const r of funcsQ.rows) {
     const fn = toFunction(r);
