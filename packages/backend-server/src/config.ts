@@ -61,6 +61,12 @@ export interface FunctionsOptions {
   /** A function's worker is stopped after this long without calls (memory back). Default 300000. */
   idleTimeoutMs?: number;
   /**
+   * CPU limit: while a call is open, a worker whose event loop never goes idle for this long
+   * (an endless loop, synchronous work that never awaits) is stopped: 546 WORKER_LIMIT.
+   * Hosted allows 2 s of CPU per request; default 10000 here, as the server shares its cores.
+   */
+  cpuTimeMs?: number;
+  /**
    * `verify_jwt`: one boolean for every function, or per function name. A per-name entry
    * here wins over `[functions.<name>] verify_jwt` in `<functionsDir>/../config.toml`, which
    * wins over a boolean here. Default true.
@@ -142,6 +148,7 @@ export interface ServerConfig {
     wallTimeMs: number;
     memoryLimitMb: number;
     idleTimeoutMs: number;
+    cpuTimeMs: number;
     /** Global default (null: not set) and per-name overrides. */
     verifyJwt: { all: boolean | null; byName: Record<string, boolean> };
   };
@@ -221,11 +228,14 @@ function resolveFunctions(options: FunctionsOptions): ServerConfig['functions'] 
   if (!(memoryLimitMb >= 16)) throw new Error('functions.memoryLimitMb must be at least 16');
   const idleTimeoutMs = options.idleTimeoutMs ?? 300_000;
   if (!(idleTimeoutMs > 0)) throw new Error('functions.idleTimeoutMs must be a positive number');
+  const cpuTimeMs = options.cpuTimeMs ?? 10_000;
+  if (!(cpuTimeMs >= 100)) throw new Error('functions.cpuTimeMs must be at least 100');
   const verify = options.verifyJwt;
   return {
     wallTimeMs,
     memoryLimitMb,
     idleTimeoutMs,
+    cpuTimeMs,
     verifyJwt:
       typeof verify === 'boolean'
         ? { all: verify, byName: {} }

@@ -117,6 +117,7 @@ async function createFunctions(ctx: ServerContext): Promise<ServiceInstance> {
       memoryLimitMb: config.functions.memoryLimitMb,
       wallTimeMs: config.functions.wallTimeMs,
       idleTimeoutMs: config.functions.idleTimeoutMs,
+      cpuTimeMs: config.functions.cpuTimeMs,
       report: report(name),
       onExit: () => all.delete(worker),
     });

@@ -32,6 +32,8 @@ export interface WorkerOptions {
   wallTimeMs: number;
   /** Stop the thread after this long without calls. */
   idleTimeoutMs: number;
+  /** Stop the thread when its event loop stays busy this long while it serves a call. */
+  cpuTimeMs: number;
   /** Where the worker's console output and failures are reported. */
   report(line: string, stream: 'out' | 'err'): void;
   /** Called once the thread has ended. */
@@ -77,6 +79,7 @@ export class FunctionWorker {
   private readonly calls = new Map<number, Call>();
   private retiring = false;
   private idleTimer: NodeJS.Timeout | null = null;
+  private loopWatch: NodeJS.Timeout | null = null;
   private booted = false;
   private failure: InvokeFailure | null = null;
 
@@ -106,6 +109,7 @@ export class FunctionWorker {
       this.worker.on('message', (message: FromWorker) => {
         if (message.t === 'ready') {
           this.booted = true;
+          this.watchBlockedLoop();
           resolve();
         } else if (message.t === 'boot-error') {
           this.options.report(`boot error: ${message.message}`, 'err');
@@ -193,12 +197,40 @@ export class FunctionWorker {
   /** Ends the thread now (server shutdown). */
   async stop(): Promise<void> {
     this.dead = true;
+    if (this.loopWatch) clearInterval(this.loopWatch);
     if (this.idleTimer) clearTimeout(this.idleTimer);
     await this.worker.terminate();
   }
 
   private post(message: ToWorker, transfer: ArrayBuffer[] = []) {
     if (!this.dead) this.worker.postMessage(message, transfer);
+  }
+
+  /**
+   * The hosted runtime's CPU limit, the way a worker thread allows it: while a call is
+   * open, an event loop that never goes idle for `cpuTimeMs` (an endless loop, or
+   * synchronous work that never awaits) stops the worker.
+   */
+  private watchBlockedLoop() {
+    const perf = this.worker.performance;
+    let last = perf.eventLoopUtilization();
+    let blocked = 0;
+    this.loopWatch = setInterval(
+      () => {
+        const now = perf.eventLoopUtilization();
+        const delta = perf.eventLoopUtilization(now, last);
+        last = now;
+        blocked = this.calls.size > 0 && delta.idle === 0 ? blocked + delta.active : 0;
+        if (blocked < this.options.cpuTimeMs) return;
+        this.options.report(
+          `CPU time limit of ${this.options.cpuTimeMs} ms reached (the event loop never went idle), worker stopped`,
+          'err',
+        );
+        this.fail(new InvokeFailure('limit', 'CPU time limit reached'));
+      },
+      Math.min(250, this.options.cpuTimeMs / 4),
+    );
+    this.loopWatch.unref();
   }
 
   private onWallTime() {

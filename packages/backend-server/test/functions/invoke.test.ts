@@ -47,6 +47,9 @@ const FUNCTIONS: Record<string, string> = {
   'pipe/index.ts': `
     export default (req: Request) =>
       new Response(req.body, { headers: { 'content-type': 'application/octet-stream' } });`,
+  // Never yields: stopped by the CPU limit long before the 150 s wall-clock limit.
+  'spin/index.ts': `
+    export default () => { for (;;) {} };`,
   'text/index.js': `
     export default () => new Response('plain words', { headers: { 'content-type': 'text/plain; charset=utf-8' } });`,
   'cookies/index.ts': `
@@ -198,6 +201,8 @@ const FUNCTIONS: Record<string, string> = {
   'version/index.ts': `export default () => new Response('v1');`,
 };
 
+const CPU_TIME_MS = 1000;
+
 const CONFIG_TOML = `
 [api]
 port = 54321
@@ -217,7 +222,10 @@ describe('functions: invoke, both styles, bodies, env, verify_jwt, streaming', (
 
   beforeAll(async () => {
     ({ functionsDir } = await writeProject(FUNCTIONS, CONFIG_TOML));
-    server = await startTestServer({ functionsDir, functions: { verifyJwt: { webhook: false } } });
+    server = await startTestServer({
+      functionsDir,
+      functions: { verifyJwt: { webhook: false }, cpuTimeMs: CPU_TIME_MS },
+    });
     anon = client(server);
     url = (path) => `${server.url}/functions/v1/${path}`;
   });
@@ -541,6 +549,22 @@ describe('functions: invoke, both styles, bodies, env, verify_jwt, streaming', (
     const download = await fetch(data.signedUrl);
     expect(download.status).toBe(200);
     expect(await download.text()).toBe('shared text');
+  });
+
+  it('stops a function that never yields at the CPU limit (546), the server unharmed', async () => {
+    const started = Date.now();
+    const res = await fetch(url('spin'), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.anonKey}` },
+    });
+    expect(res.status).toBe(546);
+    expect(await res.json()).toEqual({
+      code: 'WORKER_LIMIT',
+      message: 'Worker failed to respond due to a resource limit (please check logs)',
+    });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(CPU_TIME_MS);
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect((await anon.functions.invoke('text')).data).toBe('plain words');
   });
 
   it('answers 404 "Function not found" for unknown or invalid names', async () => {
