@@ -11,12 +11,11 @@ import {
 import type { StorageContext, StorageRequest } from './context';
 import { downloadAuthenticated, downloadPublic, downloadSigned, objectInfo } from './download';
 import { ERR, errorResponse } from './errors';
+import { listObjects, listObjectsV2 } from './list';
 import {
   copyObject,
   deleteObject,
   deleteObjects,
-  listObjects,
-  listObjectsV2,
   moveObject,
   signObject,
   signObjects,
