@@ -244,6 +244,54 @@ export class SessionManager {
     return !r.error || !isRetryable(r.error);
   }
 
+  /**
+   * Refreshes the session now (the current one, or the one whose refresh token is given).
+   *
+   * @example
+   * const { data: { session } } = await auth.refreshSession();
+   */
+  async refreshSession(current?: { refresh_token: string }): Promise<AuthResult<UserAndSession>> {
+    await this.ready;
+    const token = current?.refresh_token ?? this.current()?.refresh_token;
+    if (!token)
+      return {
+        data: { user: null, session: null },
+        error: new AuthError('Auth session missing!', { status: 400, code: 'session_missing' }),
+      };
+    return this.refreshWith(token);
+  }
+
+  /**
+   * Signs out: `global` (every session of the user, default), `local` (this one), or
+   * `others`. The local session is removed (except with `others`) unless the server call
+   * fails for another reason than an already-invalid session.
+   *
+   * @example
+   * await auth.signOut({ scope: 'local' });
+   */
+  async signOut(
+    options: { scope?: 'global' | 'local' | 'others' } = {},
+  ): Promise<{ error: AuthError | null }> {
+    await this.ready;
+    const scope = options.scope ?? 'global';
+    const session = this.current();
+    let error: AuthError | null = null;
+    if (session) {
+      const r = await attempt({}, () =>
+        authFetch(this.http, {
+          method: 'POST',
+          path: '/logout',
+          query: { scope },
+          token: session.access_token,
+        }).then(() => ({})),
+      );
+      // An already-invalid session is signed out anyway, as the official client does.
+      if (r.error && ![401, 403, 404].includes(r.error.status)) error = r.error;
+    }
+    if (scope !== 'others' && !error) await this.removeSession();
+    return { error };
+  }
+
   /** Starts refreshing the token before it expires (on by default). */
   startAutoRefresh(): void {
     this.autoRefresh = true;

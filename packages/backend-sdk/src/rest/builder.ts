@@ -6,6 +6,7 @@
 import { RestError } from '../errors';
 import type { Http } from '../http/index';
 import type { Filters } from './filters';
+import { readResponse } from './response';
 import type { CountMethod, GenericSchema, RestResult, RestResultOf } from './types';
 import { arrayLiteral, type FilterValue, inList } from './values';
 
@@ -302,60 +303,7 @@ export class RestBuilder<
     } catch (error) {
       return fail(error as RestError);
     }
-    return this.read(res, req);
-  }
-
-  /** Turns a response into a result, with the official client's quirks. */
-  private async read(res: Response, req: RestRequest): Promise<RestResult<Result>> {
-    const { status, statusText } = res;
-    const body = req.method === 'HEAD' ? '' : await res.text();
-    if (!res.ok) {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(body);
-      } catch {
-        if (status === 404 && body === '')
-          return { data: null as Result, error: null, count: null, status: 204, statusText };
-        parsed = { message: body };
-      }
-      if (Array.isArray(parsed) && status === 404)
-        return { data: [] as Result, error: null, count: null, status: 200, statusText: 'OK' };
-      const e = (parsed ?? {}) as Record<string, unknown>;
-      const error = new RestError(String(e.message ?? statusText ?? 'Request failed'), {
-        status,
-        code: typeof e.code === 'string' ? e.code : '',
-        details: e.details ?? null,
-        hint: (e.hint as string | null) ?? null,
-      });
-      return { data: null, error, count: null, status, statusText };
-    }
-    const accept = req.headers.Accept ?? '';
-    let data: unknown = null;
-    if (body !== '') {
-      if (accept === 'text/csv' || accept.includes('vnd.pgrst.plan+text')) data = body;
-      else
-        try {
-          data = JSON.parse(body);
-        } catch {
-          const error = new RestError(body, { status });
-          return { data: null, error, count: null, status, statusText };
-        }
-    }
-    const range = res.headers.get('content-range')?.split('/')[1];
-    let count = this.state.prefer.some((p) => p.startsWith('count=')) && range ? +range : null;
-    if (Number.isNaN(count)) count = null;
-    if (this.state.maybeSingle && Array.isArray(data)) {
-      if (data.length > 1) {
-        const error = new RestError('JSON object requested, multiple (or no) rows returned', {
-          status: 406,
-          code: 'PGRST116',
-          details: `Results contain ${data.length} rows, application/vnd.pgrst.object+json requires 1 row`,
-        });
-        return { data: null, error, count: null, status: 406, statusText: 'Not Acceptable' };
-      }
-      data = data[0] ?? null;
-    }
-    return { data: data as Result, error: null, count, status, statusText };
+    return readResponse<Result>(res, req, this.state);
   }
 }
 
