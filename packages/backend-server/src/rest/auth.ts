@@ -18,6 +18,34 @@ const tokenError = (code: string, message: string) =>
     'www-authenticate': `Bearer error="invalid_token", error_description="${message}"`,
   });
 
+function decodePart(part: string | undefined): unknown {
+  try {
+    return JSON.parse(Buffer.from(part ?? '', 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why a well-formed token was refused: its claims (PGRST303) or its encoding (PGRST301). */
+function claimsError(token: string): RestError {
+  const [header, payload] = token.split('.');
+  const head = decodePart(header) as Record<string, unknown> | undefined;
+  if (!head || typeof head !== 'object')
+    return tokenError('PGRST301', 'JWT cryptographic operation failed');
+  if (head.alg !== 'HS256')
+    return tokenError('PGRST301', 'Wrong or unsupported encoding algorithm');
+  const claims = decodePart(payload) as Record<string, unknown> | undefined;
+  if (!claims || typeof claims !== 'object') return tokenError('PGRST303', 'Parsing claims failed');
+  const now = Date.now() / 1000;
+  if (claims.exp !== undefined && typeof claims.exp !== 'number')
+    return tokenError('PGRST303', "The JWT 'exp' claim must be a number");
+  if (typeof claims.nbf === 'number' && claims.nbf > now + 30)
+    return tokenError('PGRST303', 'JWT not yet valid');
+  if (typeof claims.iat === 'number' && claims.iat > now + 30)
+    return tokenError('PGRST303', 'JWT issued at future');
+  return tokenError('PGRST301', 'JWT cryptographic operation failed');
+}
+
 /**
  * The role and claims of a request from the gateway's token, verified with the project
  * secret (PGRST301 bad token, PGRST303 bad claims). Verified tokens are cached until expiry.
@@ -40,6 +68,7 @@ export async function authenticate(
     const result = await verifyJwt(token, secret);
     if (!result.ok) {
       if (result.reason === 'expired') throw tokenError('PGRST303', 'JWT expired');
+      if (result.reason === 'malformed') throw claimsError(token);
       throw tokenError('PGRST301', 'JWT cryptographic operation failed');
     }
     claims = result.claims;

@@ -63,6 +63,13 @@ create table public.cities (id int primary key, country_id int references public
 create table public.capitals (country_id int primary key references public.countries(id), city_id int not null references public.cities(id));
 create table public.items (id serial primary key, name text not null default 'unnamed', qty int default 7, note text);
 create view public.big_cities as select id, name, population from public.cities where population > 1000000;
+create schema api;
+grant usage on schema api to anon, authenticated, service_role;
+create table api.notes (id serial primary key, body text not null);
+grant all on api.notes to anon, authenticated, service_role;
+grant all on sequence api.notes_id_seq to anon, authenticated, service_role;
+create function api.note_count() returns int language sql stable as $$ select count(*)::int from api.notes $$;
+grant execute on function api.note_count() to anon, authenticated, service_role;
 create view public.city_names as select id, country_id, name from public.cities;
 
 create function public.add(a int, b int) returns int language sql immutable as $$ select a + b $$;

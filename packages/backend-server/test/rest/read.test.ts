@@ -498,6 +498,11 @@ describe(`row level security (${databaseKind()})`, () => {
     const forged = await mintToken('x'.repeat(40), USER_A);
     res = await f.rest('/countries', { token: forged });
     expect((await json(res)).code).toBe('PGRST301');
+    const future = await mintToken(f.server.jwtSecret, USER_A, {
+      nbf: Math.floor(Date.now() / 1000) + 3600,
+    });
+    res = await f.rest('/countries', { token: future });
+    expect(await json(res)).toMatchObject({ code: 'PGRST303', message: 'JWT not yet valid' });
     const badRole = await mintToken(f.server.jwtSecret, USER_A, { role: 'no_such_role' });
     res = await f.rest('/countries', { token: badRole });
     expect(res.status).toBe(401);

@@ -4,7 +4,7 @@ import { json, type RestFixture, startRestFixture, USER_A } from './fixture';
 
 let f: RestFixture;
 beforeAll(async () => {
-  f = await startRestFixture();
+  f = await startRestFixture({ rest: { schemas: ['public', 'api'] } });
 });
 afterAll(() => f?.server.stop());
 
@@ -316,5 +316,29 @@ describe(`row level security on writes (${databaseKind()})`, () => {
     const notNull = await f.service.from('countries').insert({ id: 99 });
     expect(notNull.status).toBe(400);
     expect(notNull.error?.code).toBe('23502');
+  });
+});
+
+describe(`schemas (${databaseKind()})`, () => {
+  it('reads and writes another exposed schema with Accept-Profile / Content-Profile', async () => {
+    const api = f.anon.schema('api');
+    const inserted = await api.from('notes').insert({ body: 'in api' }).select('body').single();
+    expect(inserted).toMatchObject({ status: 201, data: { body: 'in api' } });
+    const { data } = await api.from('notes').select('body').eq('body', 'in api');
+    expect(data).toEqual([{ body: 'in api' }]);
+    expect((await api.rpc('note_count')).data).toBeGreaterThan(0);
+    const res = await f.rest('/notes', { headers: { 'accept-profile': 'api' } });
+    expect(res.headers.get('content-profile')).toBe('api');
+    const wrong = await f.rest('/notes');
+    expect(wrong.status).toBe(404);
+    const bad = await f.rest('/notes', {
+      method: 'POST',
+      headers: { 'content-profile': 'storage', 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(await json(bad)).toMatchObject({
+      code: 'PGRST106',
+      hint: 'Only the following schemas are exposed: public, api',
+    });
   });
 });
