@@ -97,27 +97,25 @@ export async function startSession(
   request: { userAgent?: string | undefined } = {},
 ): Promise<Record<string, unknown>> {
   const sessionId = randomUUID();
-  await tx.query(
-    `insert into auth.sessions (id, user_id, created_at, updated_at, aal, user_agent)
-     values ($1, $2, now(), now(), 'aal1', $3)`,
-    [sessionId, userId, request.userAgent ?? null],
-  );
-  await tx.query(
-    `insert into auth.mfa_amr_claims (session_id, created_at, updated_at, authentication_method)
-     values ($1, now(), now(), $2)`,
-    [sessionId, method],
-  );
   const refresh = secureAlphanumeric(16);
+  // One statement (one round trip): the session, its amr claim, the first refresh token and
+  // the sign-in time. Foreign keys are checked at the end of the statement.
   await tx.query(
-    `insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, session_id)
-     values ('00000000-0000-0000-0000-000000000000', $1, $2, false, now(), now(), $3)`,
-    [refresh, userId, sessionId],
+    `with session as (
+       insert into auth.sessions (id, user_id, created_at, updated_at, aal, user_agent)
+       values ($1, $2, now(), now(), 'aal1', $3) returning id
+     ), amr as (
+       insert into auth.mfa_amr_claims (session_id, created_at, updated_at, authentication_method)
+       select id, now(), now(), $4 from session
+     ), token as (
+       insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, session_id)
+       select '00000000-0000-0000-0000-000000000000', $5, $2::text, false, now(), now(), id from session
+     ), signed_in as (
+       update auth.users set last_sign_in_at = now(), updated_at = now() where id = $2
+     )
+     update auth.identities set last_sign_in_at = now() where user_id = $2`,
+    [sessionId, userId, request.userAgent ?? null, method, refresh],
   );
-  await tx.query(
-    `update auth.users set last_sign_in_at = now(), updated_at = now() where id = $1`,
-    [userId],
-  );
-  await tx.query(`update auth.identities set last_sign_in_at = now() where user_id = $1`, [userId]);
   return sessionResponse(tx, ctx, userId, sessionId, refresh);
 }
 
@@ -191,13 +189,13 @@ export async function refreshGrant(ctx: AuthContext, presented: string | undefin
     }
     const child = secureAlphanumeric(16);
     await tx.query(
-      `insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, parent, session_id)
-       values ('00000000-0000-0000-0000-000000000000', $1, $2, false, now(), now(), $3, $4)`,
+      `with child as (
+         insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, parent, session_id)
+         values ('00000000-0000-0000-0000-000000000000', $1, $2, false, now(), now(), $3, $4)
+       )
+       update auth.sessions set updated_at = now(), refreshed_at = now() at time zone 'UTC'
+       where id = $4`,
       [child, row.user_id, row.token, row.session_id],
-    );
-    await tx.query(
-      `update auth.sessions set updated_at = now(), refreshed_at = now() at time zone 'UTC' where id = $1`,
-      [row.session_id],
     );
     return { session: await sessionResponse(tx, ctx, row.user_id, row.session_id, child) };
   });
