@@ -94,7 +94,10 @@ export class ChangeFeed {
    * null when subscribed, or the error text the `system` push carries.
    */
   async subscribe(sub: ChangeSubscriber): Promise<string | null> {
-    await this.db.query('select realtime.sync_capture_triggers()');
+    // Tables added to the publication outside a migration get their trigger here.
+    await this.db
+      .query('select realtime.sync_capture_triggers()')
+      .catch((error) => this.log(`capture trigger sync failed: ${String(error)}`));
     const resolved = new Map<ChangeBinding, Set<string>>();
     for (const binding of sub.bindings) {
       const { rows } = await this.db.query<{ schemaname: string; tablename: string }>(

@@ -209,6 +209,11 @@ export class Channel {
         this.socket.reply(msg, 'error', {});
         return;
       }
+      if (this.member.private && !this.presenceEnabled) {
+        // Presence turned on by this track: its read permission was not checked at join.
+        const read = await readPermissions(this.socket.ctx.db, this.topicContext(), ['presence']);
+        this.member.presenceRead = read.presence;
+      }
       this.presenceEnabled = true;
       hub.track(this.member, state as Record<string, unknown>);
       this.socket.reply(msg, 'ok', {});
