@@ -9,6 +9,9 @@ export const entries = {
   'rest/index': 'src/rest/index.ts',
   'auth/index': 'src/auth/index.ts',
   'functions/index': 'src/functions/index.ts',
+  'storage/index': 'src/storage/index.ts',
+  'tus/index': 'src/tus/index.ts',
+  'realtime/index': 'src/realtime/index.ts',
 };
 
 export default defineConfig({

@@ -66,6 +66,11 @@ export interface HttpRequest {
   token?: string | null;
   /** Allow retries; default true for GET/HEAD/OPTIONS, never for other methods. */
   retry?: boolean;
+  /**
+   * Send with `fetch` itself, without ky: no retries and no copy of the body (ky clones every
+   * request to be able to retry it). For large binary bodies such as upload chunks.
+   */
+  direct?: boolean;
   /** Builds the capability's error when no response arrived. */
   error: ErrorFactory;
 }
@@ -162,13 +167,26 @@ export function createHttp(options: HttpOptions): Http {
       if (signal?.aborted) throw aborted(req, signal.reason);
       const canRetry = req.retry ?? RETRYABLE.includes(method.toLowerCase());
       const limit = canRetry ? retries : 0;
+      const target = `${url}${req.path}${req.query ? `?${req.query}` : ''}`;
+      const duplex = body instanceof ReadableStream ? { duplex: 'half' } : {};
       try {
-        return await instance(`${url}${req.path}${req.query ? `?${req.query}` : ''}`, {
+        const ms = req.timeout ?? options.timeout;
+        if (req.direct) {
+          const signals = [signal, ms ? AbortSignal.timeout(ms) : undefined].filter((s) => !!s);
+          return await (options.fetch ?? fetch)(target, {
+            method,
+            headers,
+            body,
+            signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
+            ...duplex,
+          } as RequestInit);
+        }
+        return await instance(target, {
           method,
           headers,
           body: body ?? undefined,
           signal,
-          timeout: req.timeout ?? options.timeout ?? false,
+          timeout: ms ?? false,
           retry: {
             limit,
             methods: RETRYABLE.concat(canRetry ? [method.toLowerCase()] : []),
@@ -178,7 +196,7 @@ export function createHttp(options: HttpOptions): Http {
             delay: options.retryDelay ?? ((n: number) => Math.min(1000 * 2 ** (n - 1), 30_000)),
           },
           throwHttpErrors: (status: number) => limit > 0 && (status === 503 || status === 520),
-          ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
+          ...duplex,
         } as never);
       } catch (cause) {
         const response = (cause as { response?: unknown }).response;

@@ -16,7 +16,7 @@ export type { StorageResult } from './request';
 
 /**
  * tus requests through the client's HTTP layer: `apikey` and a fresh `Authorization` on every
- * request, no automatic retries (the upload engine has its own policy).
+ * request, sent directly (no ky retries or body copies: the upload engine has its own policy).
  */
 const tusFetchFor =
   (http: Http): TusFetch =>
@@ -32,7 +32,7 @@ const tusFetchFor =
       body: (init.body ?? null) as BodyInit | null,
       signal: init.signal,
       ...(init.timeout ? { timeout: init.timeout } : {}),
-      retry: false,
+      direct: true,
       error: (message, options) => new UploadError(message, options),
     });
   };
