@@ -229,6 +229,36 @@ describe(`updates and deletes (${databaseKind()})`, () => {
     expect(del).toMatchObject({ status: 200, data: again.data });
   });
 
+  it('limits updates and deletes with order and limit', async () => {
+    const name = unique('lim');
+    await f.service.from('items').insert([1, 2, 3, 4].map((qty) => ({ name, qty })));
+    const upd = await f.rest(`/items?name=eq.${name}&order=qty.desc&limit=2&select=qty`, {
+      method: 'PATCH',
+      headers: {
+        'content-type': 'application/json',
+        prefer: 'return=representation',
+        apikey: f.server.serviceRoleKey,
+      },
+      body: JSON.stringify({ note: 'top' }),
+    });
+    expect((await json(upd)).map((r: { qty: number }) => r.qty).sort()).toEqual([3, 4]);
+    const del = await f.rest(`/items?name=eq.${name}&order=qty&limit=1`, {
+      method: 'DELETE',
+      headers: { prefer: 'count=exact', apikey: f.server.serviceRoleKey },
+    });
+    expect(del.headers.get('content-range')).toBe('*/1');
+    const { data } = await f.service
+      .from('items')
+      .select('qty, note')
+      .eq('name', name)
+      .order('qty');
+    expect(data).toEqual([
+      { qty: 2, note: null },
+      { qty: 3, note: 'top' },
+      { qty: 4, note: 'top' },
+    ]);
+  });
+
   it('honours tx=rollback', async () => {
     const name = unique('rb');
     const res = await f.rest('/items?select=name', {
