@@ -288,6 +288,50 @@ describe(`supabase-js auth.admin (${databaseKind()})`, () => {
     expect(body.aud).toBe('authenticated');
   });
 
+  it('soft-deletes users (kept, anonymised, signed out) and filters the list by email', async () => {
+    const admin = adminClient(server);
+    const email = uniqueEmail('soft');
+    const { data } = await admin.auth.admin.createUser({
+      email,
+      password: 'soft-password',
+      email_confirm: true,
+    });
+    const id = data.user?.id ?? '';
+    const filtered = await fetch(
+      `${server.url}/auth/v1/admin/users?filter=${encodeURIComponent(email)}`,
+      {
+        headers: {
+          apikey: server.serviceRoleKey,
+          authorization: `Bearer ${server.serviceRoleKey}`,
+        },
+      },
+    );
+    expect(filtered.headers.get('x-total-count')).toBe('1');
+    expect(((await filtered.json()) as { users: { id: string }[] }).users.map((u) => u.id)).toEqual(
+      [id],
+    );
+    const session = await client(server).auth.signInWithPassword({
+      email,
+      password: 'soft-password',
+    });
+    expect((await admin.auth.admin.deleteUser(id, true)).error).toBeNull();
+    const kept = await admin.auth.admin.getUserById(id);
+    expect(kept.data.user?.deleted_at).toBeTruthy();
+    expect(kept.data.user?.email).toBe('');
+    const login = await client(server).auth.signInWithPassword({
+      email,
+      password: 'soft-password',
+    });
+    expect(login.error?.code).toBe('invalid_credentials');
+    const me = await fetch(`${server.url}/auth/v1/user`, {
+      headers: {
+        apikey: server.anonKey,
+        authorization: `Bearer ${session.data.session?.access_token}`,
+      },
+    });
+    expect(me.status).toBe(403);
+  });
+
   it('needs the service role: a user or the anon key gets 403 not_admin', async () => {
     const user = client(server);
     const { data } = await user.auth.signUp({
