@@ -42,7 +42,7 @@ describe(`platform schema and request context (${databaseKind()})`, () => {
     const seedFile = join(migrationsDir, 'seed.sql.txt');
     await writeFile(
       seedFile,
-      "insert into public.notes (owner_id, body) values ('" + USER_A + "', 'seeded');",
+      `insert into public.notes (owner_id, body) values ('${USER_A}', 'seeded');`,
     );
     server = await startTestServer({ migrationsDir, seedFile });
   });
