@@ -137,7 +137,7 @@ describe(`storage durability across restarts (${databaseKind()})`, () => {
       signal: abort.signal,
     } as RequestInit).catch((error: unknown) => error);
     push(randomBytes(1024 * 1024));
-    for (let i = 0; i < 50 && (await readdir(join(storageDir(), 'tmp'))).length === 0; i++) {
+    for (let i = 0; i < 1500 && (await readdir(join(storageDir(), 'tmp'))).length === 0; i++) {
       await new Promise((r) => setTimeout(r, 20));
     }
     expect(await readdir(join(storageDir(), 'tmp'))).toHaveLength(1);
@@ -147,7 +147,7 @@ describe(`storage durability across restarts (${databaseKind()})`, () => {
     abort.abort();
     fail(new Error('client gave up'));
     await request;
-    for (let i = 0; i < 50 && (await readdir(join(storageDir(), 'tmp'))).length > 0; i++) {
+    for (let i = 0; i < 1500 && (await readdir(join(storageDir(), 'tmp'))).length > 0; i++) {
       await new Promise((r) => setTimeout(r, 20));
     }
     expect(await readdir(join(storageDir(), 'tmp'))).toEqual([]);
@@ -166,14 +166,15 @@ describe(`storage durability across restarts (${databaseKind()})`, () => {
       fingerprint: async () => `restart-${name}`,
     };
     let chunks = 0;
+    let aborted: Promise<void> | null = null;
     const first = startTus(data, {
       ...options,
       onChunkComplete: () => {
-        if (++chunks === 2) void first.upload.abort();
+        if (++chunks === 2) aborted = first.upload.abort();
       },
     });
-    for (let i = 0; i < 200 && chunks < 2; i++) await new Promise((r) => setTimeout(r, 25));
-    await new Promise((r) => setTimeout(r, 200));
+    for (let i = 0; i < 1500 && aborted === null; i++) await new Promise((r) => setTimeout(r, 20));
+    await aborted;
     await restart();
     const previous = await new Upload(data, options).findPreviousUploads();
     expect(previous).toHaveLength(1);
@@ -184,9 +185,9 @@ describe(`storage durability across restarts (${databaseKind()})`, () => {
       uploadUrl: previous[0]?.uploadUrl ?? null,
     });
     await second.done;
+    // Two chunks were kept across the restart: the client went on from there.
     expect(second.responses[0]?.method).toBe('HEAD');
-    // Two chunks were kept across the restart: only the rest was sent again.
-    expect(second.responses.filter((r) => r.method === 'PATCH')).toHaveLength(2);
+    expect(second.responses[0]?.offset).toBeGreaterThanOrEqual(2 * CHUNK);
     const down = await client(server, alice).storage.from(bucket).download(name);
     expect(sha256(new Uint8Array(await (down.data as Blob).arrayBuffer()))).toBe(sha256(data));
   });

@@ -39,7 +39,7 @@ export interface TusRun {
   /** Resolves with the last response when the upload succeeds. */
   done: Promise<HttpResponse>;
   /** Every response seen: method, status and headers of interest. */
-  responses: { method: string; status: number; complete: string | undefined }[];
+  responses: { method: string; status: number; complete: string | undefined; offset: number }[];
 }
 
 /** Starts a tus-js-client upload; `done` settles on success or error. */
@@ -56,6 +56,7 @@ export function startTus(file: Buffer | NodeJS.ReadableStream, options: UploadOp
           method: req.getMethod(),
           status: res.getStatus(),
           complete: res.getHeader('Tus-Complete'),
+          offset: Number(res.getHeader('Upload-Offset') ?? Number.NaN),
         });
         await options.onAfterResponse?.(req, res);
       },

@@ -23,6 +23,12 @@ import {
   startTus,
 } from './tus-support';
 
+/** Polls `ready` every 20 ms, for up to 30 s. */
+async function waitFor(ready: () => boolean): Promise<void> {
+  for (let i = 0; i < 1500 && !ready(); i++) await new Promise((r) => setTimeout(r, 20));
+  if (!ready()) throw new Error('timed out waiting');
+}
+
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
 describe(`tus resumable uploads (${databaseKind()})`, () => {
@@ -355,13 +361,15 @@ describe(`tus resumable uploads (${databaseKind()})`, () => {
       fingerprint,
     };
     let chunks = 0;
+    let aborted: Promise<void> | null = null;
     const first = startTus(data, {
       ...options,
       onChunkComplete: () => {
-        if (++chunks === 1) void first.upload.abort();
+        if (++chunks === 1) aborted = first.upload.abort();
       },
     });
-    await new Promise((r) => setTimeout(r, 300));
+    await waitFor(() => aborted !== null);
+    await aborted;
     const previous = await new Upload(data, options).findPreviousUploads();
     expect(previous).toHaveLength(1);
     const offsets: number[] = [];
@@ -371,21 +379,24 @@ describe(`tus resumable uploads (${databaseKind()})`, () => {
       onProgress: (sent) => offsets.push(sent),
     });
     await second.done;
+    // It went on from where the first stopped: at least the first chunk was kept.
     expect(second.responses[0]?.method).toBe('HEAD');
-    expect(second.responses.filter((r) => r.method === 'PATCH')).toHaveLength(3);
+    expect(second.responses[0]?.offset).toBeGreaterThanOrEqual(CHUNK);
     expect(sha256(new Uint8Array((await download(name)) as ArrayBuffer))).toBe(sha256(data));
 
     const doomedName = `${alice.id}/tus/terminated.bin`;
     let doomedChunks = 0;
+    let terminated: Promise<void> | null = null;
     const doomed = startTus(data, {
       endpoint: endpoint(),
       headers: tusHeaders(alice),
       metadata: meta(doomedName),
       onChunkComplete: () => {
-        if (++doomedChunks === 1) void doomed.upload.abort(true);
+        if (++doomedChunks === 1) terminated = doomed.upload.abort(true);
       },
     });
-    await new Promise((r) => setTimeout(r, 500));
+    await waitFor(() => terminated !== null);
+    await terminated;
     const url = doomed.upload.url ?? '';
     expect(url).not.toBe('');
     const head = await fetch(url, { method: 'HEAD', headers: { 'tus-resumable': '1.0.0' } });
