@@ -55,7 +55,9 @@ class Connection implements ChannelSocket, Outlet {
   }
 
   send(frame: Frame): void {
-    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(frame);
+    if (this.ws.readyState !== WebSocket.OPEN) return;
+    if (typeof frame === 'string' || Buffer.isBuffer(frame)) this.ws.send(frame);
+    else this.ws.send(frame.text, { binary: false });
   }
 
   reply(msg: InMessage, status: 'ok' | 'error', response: Record<string, unknown>): void {

@@ -3,6 +3,7 @@ import {
   encode,
   encodeUserBroadcast,
   type Frame,
+  sharedText,
   type UserBroadcast,
   userBroadcastJson,
   type Vsn,
@@ -86,11 +87,11 @@ export class Hub {
   broadcast(topic: string, isPrivate: boolean, payload: unknown, from?: Member): void {
     const members = this.rooms.get(roomKey({ topic, private: isPrivate }))?.members;
     if (!members) return;
-    const frames: Partial<Record<Vsn, string>> = {};
+    const frames: Partial<Record<Vsn, Frame>> = {};
     for (const member of members) {
       if (!member.broadcastRead || (member === from && !member.selfBroadcast)) continue;
       const vsn = member.outlet.vsn;
-      frames[vsn] ??= encode(vsn, null, null, topic, 'broadcast', payload);
+      frames[vsn] ??= sharedText(encode(vsn, null, null, topic, 'broadcast', payload));
       member.outlet.send(frames[vsn]);
     }
   }
@@ -100,7 +101,7 @@ export class Hub {
     const members = this.rooms.get(roomKey({ topic, private: isPrivate }))?.members;
     if (!members) return;
     let binary: Buffer | null = null;
-    let v1: string | null | undefined;
+    let v1: Frame | null | undefined;
     for (const member of members) {
       if (!member.broadcastRead || (member === from && !member.selfBroadcast)) continue;
       if (member.outlet.vsn === '2.0.0') {
@@ -109,7 +110,7 @@ export class Hub {
       } else {
         if (v1 === undefined) {
           const json = userBroadcastJson(b);
-          v1 = json ? encode('1.0.0', null, null, topic, 'broadcast', json) : null;
+          v1 = json ? sharedText(encode('1.0.0', null, null, topic, 'broadcast', json)) : null;
         }
         if (v1) member.outlet.send(v1);
       }
@@ -164,11 +165,11 @@ export class Hub {
     const members = this.rooms.get(roomKey(member))?.members;
     if (!members) return;
     const payload = { joins, leaves };
-    const frames: Partial<Record<Vsn, string>> = {};
+    const frames: Partial<Record<Vsn, Frame>> = {};
     for (const m of members) {
       if (!m.presenceRead) continue;
       const vsn = m.outlet.vsn;
-      frames[vsn] ??= encode(vsn, null, null, member.topic, 'presence_diff', payload);
+      frames[vsn] ??= sharedText(encode(vsn, null, null, member.topic, 'presence_diff', payload));
       m.outlet.send(frames[vsn]);
     }
   }

@@ -25,7 +25,14 @@ export interface UserBroadcast {
   metadata: string;
 }
 
-export type Frame = string | Buffer;
+/**
+ * An outgoing frame: a string (text frame), a Buffer (binary frame), or text already encoded
+ * to UTF-8 once for a fan-out to many sockets.
+ */
+export type Frame = string | Buffer | { text: Buffer };
+
+/** Encodes a text frame once, for sending the same bytes to many sockets. */
+export const sharedText = (text: string): Frame => ({ text: Buffer.from(text) });
 
 const KIND_USER_BROADCAST_PUSH = 3;
 const KIND_USER_BROADCAST = 4;

@@ -163,6 +163,7 @@ declare
   cur_role text;
   cur_filters jsonb;
   prepared boolean := false;
+  role_set boolean := false;
   cols text;
   col_list jsonb;
   pk_cond text;
@@ -188,6 +189,10 @@ begin
     columns := null;
     if i = 0 or (chk ->> 'role') is distinct from cur_role
        or (chk -> 'filters') is distinct from cur_filters then
+      if role_set then
+        perform set_config('role', null, true);
+        role_set := false;
+      end if;
       if (chk ->> 'role') is distinct from cur_role or i = 0 then
         select string_agg(format('%I', a.attname), ', ' order by a.attnum),
                coalesce(jsonb_agg(jsonb_build_object('name', a.attname, 'type', t.typname)
@@ -250,11 +255,14 @@ begin
         into visible using keys, cur_filters, old;
       visible := coalesce(visible, false);
     elsif prepared then
-      perform set_config('role', cur_role, true),
-              set_config('request.jwt.claims', chk ->> 'claims', true);
+      -- The role stays switched for a run of checks; only the claims change.
+      if not role_set then
+        perform set_config('role', cur_role, true);
+        role_set := true;
+      end if;
+      perform set_config('request.jwt.claims', chk ->> 'claims', true);
       execute format('execute realtime_check(%L, %L)', keys::text, cur_filters::text)
         into rec;
-      perform set_config('role', null, true);
       visible := rec is not null;
       record := rec;
     end if;
