@@ -1,6 +1,15 @@
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { BackendError, isBackendError } from './errors';
+import {
+  AuthError,
+  BackendError,
+  FunctionsError,
+  isAuthError,
+  isBackendError,
+  isFunctionsError,
+  isRestError,
+  RestError,
+} from './errors';
 
 describe('BackendError', () => {
   it('carries status, code, details and cause', () => {
@@ -51,5 +60,57 @@ describe('isBackendError', () => {
     const foreign = runInNewContext('const e = new Error("x"); e[brand] = true; e', { brand });
     expect(foreign instanceof Error).toBe(false);
     expect(isBackendError(foreign)).toBe(true);
+  });
+});
+
+describe('capability errors', () => {
+  it('each subclass is a BackendError with its own kind and guard', () => {
+    const auth = new AuthError('Invalid login credentials', {
+      status: 400,
+      code: 'invalid_credentials',
+    });
+    const rest = new RestError('duplicate key', {
+      status: 409,
+      code: '23505',
+      details: 'Key (id)=(1)',
+      hint: null,
+    });
+    const fn = new FunctionsError('Edge Function returned a non-2xx status code', {
+      type: 'http',
+      status: 418,
+      body: { error: 'teapot' },
+    });
+    expect([auth, rest, fn].every(isBackendError)).toBe(true);
+    expect([isAuthError(auth), isAuthError(rest), isAuthError(fn)]).toEqual([true, false, false]);
+    expect([isRestError(auth), isRestError(rest), isRestError(fn)]).toEqual([false, true, false]);
+    expect([isFunctionsError(auth), isFunctionsError(rest), isFunctionsError(fn)]).toEqual([
+      false,
+      false,
+      true,
+    ]);
+    expect(rest).toMatchObject({
+      name: 'RestError',
+      kind: 'rest',
+      hint: null,
+      details: 'Key (id)=(1)',
+    });
+    expect(fn).toMatchObject({
+      name: 'FunctionsError',
+      type: 'http',
+      body: { error: 'teapot' },
+      response: null,
+    });
+  });
+
+  it('guards recognise errors from another realm by brand and kind', () => {
+    const brand = Symbol.for('@app/backend-sdk/error');
+    const foreign = runInNewContext(
+      'const e = new Error("x"); e[brand] = true; e.kind = "rest"; e',
+      {
+        brand,
+      },
+    );
+    expect(isRestError(foreign)).toBe(true);
+    expect(isAuthError(foreign)).toBe(false);
   });
 });
