@@ -110,6 +110,13 @@ describe('functions.invoke failures before a response', () => {
     expect(error).toMatchObject({ type: 'fetch', status: 0, code: 'network_error' });
   });
 
+  it('timeout → fetch error with code timeout', async () => {
+    const functions = createFunctionsClient(server.url, server.anonKey);
+    const { error } = await functions.invoke('slow', { timeout: 50 });
+    expect(error).toMatchObject({ type: 'fetch', code: 'timeout', status: 0 });
+    expect((await functions.invoke('slow')).data).toBe('late');
+  });
+
   it('aborted signal → fetch error with code aborted', async () => {
     const functions = createFunctionsClient(server.url, server.anonKey);
     const controller = new AbortController();
