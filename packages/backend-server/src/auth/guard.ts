@@ -58,6 +58,8 @@ export async function requireUser(c: Context<AppEnv>, ctx: AuthContext): Promise
     }
     sessionId = claims.session_id;
   }
+  // Tokens issued before a ban stop working at once.
+  if (user.banned) throw forbidden('user_banned', 'User is banned');
   return { claims, user, sessionId };
 }
 

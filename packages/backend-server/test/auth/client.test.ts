@@ -251,6 +251,15 @@ describe(`supabase-js auth.admin (${databaseKind()})`, () => {
       password: 'admin-made-pw',
     });
     expect(refused.error?.code).toBe('user_banned');
+    const bannedToken = await fetch(`${server.url}/auth/v1/user`, {
+      headers: {
+        apikey: server.anonKey,
+        authorization: `Bearer ${login.data.session?.access_token}`,
+        'x-supabase-api-version': '2024-01-01',
+      },
+    });
+    expect(bannedToken.status).toBe(403);
+    expect(await bannedToken.json()).toEqual({ code: 'user_banned', message: 'User is banned' });
     await admin.auth.admin.updateUserById(id, { ban_duration: 'none' });
     expect(
       (await client(server).auth.signInWithPassword({ email, password: 'admin-made-pw' })).error,
