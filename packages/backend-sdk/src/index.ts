@@ -25,7 +25,25 @@ export {
   type HttpOptions,
   type HttpRequest,
 } from './http/index';
-export * from './realtime/index';
+export {
+  type BroadcastMessage,
+  type ChannelConfig,
+  type ChannelState,
+  type PostgresChange,
+  type PostgresChangesFilter,
+  PostgresFilter,
+  type Presence,
+  type PresenceState,
+  pgFilter,
+  RealtimeChannel,
+  RealtimeClient,
+  RealtimeError,
+  type RealtimeOptions,
+  type SubscribeStatus,
+  type Vsn,
+  type WebSocketConstructor,
+  type WebSocketLike,
+} from './realtime/index';
 export * from './rest/index';
 export * from './storage/index';
 // The upload engine's building blocks (chunk sources, URL stores, protocol helpers, the

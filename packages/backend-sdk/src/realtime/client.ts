@@ -6,7 +6,7 @@
 import type { Http } from '../http/index';
 import { type ChannelConfig, RealtimeChannel } from './channel';
 import { decode, encode, type Message, type Vsn } from './serializer';
-import { backoff, platformTimers, type Timers, workerTimers } from './timers';
+import { backoff, platformTimers, type Timers } from './timers';
 
 /** The part of the WebSocket API the client uses (the platform's, or `ws` in Node). */
 export interface WebSocketLike {
@@ -37,9 +37,11 @@ export interface RealtimeOptions {
   reconnectAfterMs?: (tries: number) => number;
   /** Extra query parameters of the socket URL (e.g. `log_level`). */
   params?: Record<string, string>;
-  /** Run timers in a Web Worker so background tabs keep their heartbeat. */
-  worker?: boolean;
-  /** Custom timers (tests). */
+  /**
+   * Timers of heartbeats, timeouts and reconnects. `workerTimers()` (from
+   * `@app/backend-sdk/realtime`) runs them in a Web Worker, so background tabs keep their
+   * heartbeat; default the platform's timers.
+   */
   timers?: Timers;
 }
 
@@ -79,7 +81,7 @@ export class RealtimeClient {
     this.#options = options;
     this.vsn = options.vsn ?? '2.0.0';
     this.timeout = options.timeout ?? 10_000;
-    this.timers = options.timers ?? (options.worker ? workerTimers() : platformTimers);
+    this.timers = options.timers ?? platformTimers;
     if (typeof addEventListener === 'function' && typeof window !== 'undefined') {
       addEventListener('online', () => this.#wake());
       addEventListener('visibilitychange', () => this.#wake());

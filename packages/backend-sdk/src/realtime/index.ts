@@ -20,3 +20,4 @@ export { RealtimeError } from './errors';
 export { PostgresFilter, pgFilter } from './postgres';
 export type { Presence, PresenceState } from './presence';
 export type { Vsn } from './serializer';
+export { workerTimers } from './timers';

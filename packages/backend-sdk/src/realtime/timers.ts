@@ -25,7 +25,8 @@ const SCRIPT =
  * Timers run by a Web Worker (browsers); the platform's timers where workers are unavailable.
  *
  * @example
- * createClient(url, key, { realtime: { worker: true } });
+ * import { workerTimers } from '@app/backend-sdk/realtime';
+ * createClient(url, key, { realtime: { timers: workerTimers() } });
  */
 export function workerTimers(): Timers {
   if (typeof Worker === 'undefined' || typeof URL.createObjectURL !== 'function') {

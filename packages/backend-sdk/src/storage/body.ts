@@ -56,13 +56,20 @@ export function toBody(
   const total = stream ? undefined : new Blob([body as BlobPart]).size;
   const reader = toStream(body).getReader();
   let loaded = 0;
+  let rest: Uint8Array = new Uint8Array(0);
   onProgress?.({ loaded, total });
   return new ReadableStream<Uint8Array>({
+    // One piece of at most 64 KiB per pull, so progress follows what the network takes.
     async pull(controller) {
-      const { done, value } = await reader.read();
-      if (done) return controller.close();
-      controller.enqueue(value);
-      loaded += value.length;
+      if (!rest.length) {
+        const { done, value } = await reader.read();
+        if (done) return controller.close();
+        rest = value;
+      }
+      const piece = rest.subarray(0, 65536);
+      rest = rest.subarray(piece.length);
+      controller.enqueue(piece);
+      loaded += piece.length;
       onProgress?.({ loaded, total });
     },
     cancel: (reason) => reader.cancel(reason),

@@ -41,35 +41,20 @@ export interface ChunkSource extends SourceInfo {
   close(): void;
 }
 
-const blobSource = (blob: Blob, info: Partial<SourceInfo> = {}): ChunkSource => {
-  const file = blob as Partial<File>;
-  return {
-    name: info.name ?? file.name ?? '',
-    type: blob.type,
-    size: blob.size,
-    lastModified: info.lastModified ?? file.lastModified ?? 0,
-    seekable: true,
-    async read(start, end) {
-      const data = new Uint8Array(await blob.slice(start, end).arrayBuffer());
-      return { data, last: start + data.length >= blob.size };
-    },
-    release() {},
-    close() {},
-  };
-};
-
-const bytesSource = (bytes: Uint8Array): ChunkSource => ({
-  name: '',
-  type: '',
-  size: bytes.length,
-  lastModified: 0,
+/** A random-access source: `range` reads bytes `[start, end)` clamped to the size. */
+const seekable = (
+  info: SourceInfo & { size: number },
+  range: (start: number, end: number) => Promise<Uint8Array>,
+  close = () => {},
+): ChunkSource => ({
+  ...info,
   seekable: true,
   async read(start, end) {
-    const data = bytes.subarray(start, end);
-    return { data, last: start + data.length >= bytes.length };
+    const data = await range(start, Math.min(end, info.size));
+    return { data, last: start + data.length >= info.size };
   },
   release() {},
-  close() {},
+  close,
 });
 
 /**
@@ -178,38 +163,43 @@ export async function openSource(
   input: UploadSource,
   options: { size?: number; name?: string } = {},
 ): Promise<ChunkSource> {
+  const name = options.name ?? '';
   if (typeof input === 'string') {
     // A file handle reads each range straight into one buffer (a file-backed Blob is slower
     // and assembles each slice from pieces).
     const fs = await importFs();
     const handle = await fs.promises.open(input, 'r');
     const { size, mtimeMs } = await handle.stat();
-    return {
-      name: options.name ?? input,
-      type: '',
-      size,
-      lastModified: mtimeMs,
-      seekable: true,
-      async read(start, end) {
-        const data = new Uint8Array(Math.max(0, Math.min(end, size) - start));
-        let at = 0;
-        while (at < data.length) {
+    const info = { name: options.name ?? input, type: '', size, lastModified: mtimeMs };
+    return seekable(
+      info,
+      async (start, end) => {
+        const data = new Uint8Array(Math.max(0, end - start));
+        for (let at = 0; at < data.length; ) {
           const { bytesRead } = await handle.read(data, at, data.length - at, start + at);
           if (!bytesRead) throw new RangeError('the file shrank while uploading');
           at += bytesRead;
         }
-        return { data, last: start + data.length >= size };
+        return data;
       },
-      release() {},
-      close() {
-        void handle.close().catch(() => {});
-      },
-    };
+      () => void handle.close().catch(() => {}),
+    );
   }
-  if (typeof Blob !== 'undefined' && input instanceof Blob) return blobSource(input, options);
-  if (input instanceof ArrayBuffer) return bytesSource(new Uint8Array(input));
-  if (ArrayBuffer.isView(input)) {
-    return bytesSource(new Uint8Array(input.buffer, input.byteOffset, input.byteLength));
+  if (typeof Blob !== 'undefined' && input instanceof Blob) {
+    const file = input as Partial<File>;
+    const info = { name: name || file.name || '', type: input.type, size: input.size };
+    return seekable(
+      { ...info, lastModified: file.lastModified ?? 0 },
+      async (start, end) => new Uint8Array(await input.slice(start, end).arrayBuffer()),
+    );
+  }
+  if (input instanceof ArrayBuffer || ArrayBuffer.isView(input)) {
+    const bytes = ArrayBuffer.isView(input)
+      ? new Uint8Array(input.buffer, input.byteOffset, input.byteLength)
+      : new Uint8Array(input);
+    return seekable({ name, type: '', size: bytes.length, lastModified: 0 }, async (start, end) =>
+      bytes.subarray(start, end),
+    );
   }
   const iterator =
     typeof (input as ReadableStream).getReader === 'function'
