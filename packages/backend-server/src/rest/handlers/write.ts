@@ -13,10 +13,10 @@ import { parsePayload, payloadRows } from '../http/payload';
 import { emptyLevel, type ParsedQuery } from '../parse/ast';
 import { parseQuery } from '../parse/query';
 import type { Table } from '../schema/types';
-import { fieldSql, filterSql, logicSql, type Scope } from '../sql/filters';
 import { ident, qname } from '../sql/params';
 import { type BuildContext, buildLevel, renderLevel } from '../sql/read';
 import { wrapStatement } from '../sql/statement';
+import { limitedWhere, rootWhere } from '../sql/where';
 import { baseHeaders, bodyText, checkSingular, explain, finish, type Statement } from './respond';
 
 const unknownColumn = (table: Table, column: string) =>
@@ -30,17 +30,6 @@ const unknownColumn = (table: Table, column: string) =>
 
 function checkColumns(table: Table, columns: string[]): void {
   for (const c of columns) if (!table.columnMap.has(c)) throw unknownColumn(table, c);
-}
-
-/** WHERE of a mutation from the root filters and logic trees. */
-function rootWhere(ctx: BuildContext, parsed: ParsedQuery, table: Table, alias: string): string[] {
-  const level = parsed.levels.get('');
-  if (!level) return [];
-  const scope: Scope = { alias, name: table.name, columns: table.columnMap, embeds: new Map() };
-  return [
-    ...level.filters.map((f) => filterSql(scope, f, ctx.params)),
-    ...level.logic.map((t) => logicSql(scope, t, ctx.params)),
-  ];
 }
 
 interface MutationSql {
@@ -304,62 +293,6 @@ function putConflict(
   // The URL filters were turned into the conflict target.
   root?.filters.splice(0);
   return { target: pk, merge: true };
-}
-
-/**
- * `limit`/`offset` (with `order`) on PATCH/DELETE: the target rows are picked by key in a
- * subquery with the filters, order and paging; null when the request is not limited.
- */
-function limitedWhere(
-  ctx: BuildContext,
-  parsed: ParsedQuery,
-  table: Table,
-  target: string,
-  name: string,
-): string[] | null {
-  const root = parsed.levels.get('');
-  if (!root || (root.limit === null && root.offset === null)) return null;
-  const inner = ident('pgrst_limited');
-  const key =
-    table.primaryKey.length > 0 ? table.primaryKey.map(ident) : table.kind === 'r' ? ['ctid'] : [];
-  if (key.length === 0) {
-    throw new RestError(
-      400,
-      'PGRST127',
-      'Feature not implemented',
-      'limit/offset on PATCH/DELETE needs a table or a view with a primary key',
-      null,
-    );
-  }
-  const scope: Scope = {
-    alias: inner,
-    name: table.name,
-    columns: table.columnMap,
-    embeds: new Map(),
-  };
-  const conds = [
-    ...root.filters.map((f) => filterSql(scope, f, ctx.params)),
-    ...root.logic.map((t) => logicSql(scope, t, ctx.params)),
-  ];
-  const order = (root.order ?? []).map((o) => {
-    if (o.relation)
-      throw new RestError(
-        400,
-        'PGRST118',
-        `A related order on '${o.relation}' is not possible`,
-        null,
-        null,
-      );
-    return `${fieldSql(scope, o.field)}${o.direction ? ` ${o.direction.toUpperCase()}` : ''}${o.nulls ? ` NULLS ${o.nulls.toUpperCase()}` : ''}`;
-  });
-  let sub = `SELECT ${key.map((k) => `${inner}.${k}`).join(', ')} FROM ${name} AS ${inner}`;
-  if (conds.length) sub += ` WHERE ${conds.join(' AND ')}`;
-  if (order.length) sub += ` ORDER BY ${order.join(', ')}`;
-  if (root.limit !== null) sub += ` LIMIT ${root.limit}`;
-  if (root.offset) sub += ` OFFSET ${root.offset}`;
-  const lhs =
-    key.length === 1 ? `${target}.${key[0]}` : `(${key.map((k) => `${target}.${k}`).join(', ')})`;
-  return [`${lhs} IN (${sub})`];
 }
 
 /** PATCH (update) and DELETE. */
