@@ -164,6 +164,7 @@ declare
   cur_filters jsonb;
   prepared boolean := false;
   role_set boolean := false;
+  pk_ok boolean;
   cols text;
   col_list jsonb;
   pk_cond text;
@@ -202,6 +203,12 @@ begin
          where a.attrelid = entity and a.attnum > 0 and not a.attisdropped
            and has_column_privilege(chk ->> 'role', entity, a.attnum, 'SELECT');
         columns := col_list;
+        -- A role that may not read the primary key gets no row (the caller reports 401).
+        pk_ok := not exists (
+          select 1 from pg_index x
+           where x.indrelid = entity and x.indisprimary
+             and exists (select 1 from unnest(x.indkey) k
+                          where not has_column_privilege(chk ->> 'role', entity, k, 'SELECT')));
       end if;
       cur_role := chk ->> 'role';
       cur_filters := chk -> 'filters';
@@ -239,7 +246,7 @@ begin
         deallocate realtime_check;
         prepared := false;
       end if;
-      if ok and action <> 'DELETE' and cols is not null and pk_cond is not null then
+      if ok and pk_ok and action <> 'DELETE' and cols is not null and pk_cond is not null then
         execute format(
           'prepare realtime_check(jsonb, jsonb) as '
           'select to_jsonb(t) from (select %s from %s where %s%s) t',

@@ -36,6 +36,13 @@ alter publication supabase_realtime add table public.notes;
 
 create table public.unpublished (id int primary key);
 
+create table public.secret_ids (id int primary key, v text);
+revoke select on public.secret_ids from anon, authenticated;
+grant select (v) on public.secret_ids to authenticated;
+alter publication supabase_realtime add table public.secret_ids;
+create table public.no_pk (v text);
+alter publication supabase_realtime add table public.no_pk;
+
 create table public.room_members (room text not null, user_id uuid not null);
 create policy "members read" on realtime.messages for select to authenticated
   using (exists (select 1 from public.room_members m
@@ -220,6 +227,22 @@ describe(`postgres_changes and private channels (${databaseKind()})`, () => {
     ]);
     const left = await server.db.query('select count(*)::int as c from realtime.captured_rows');
     expect(left.rows[0]).toEqual({ c: 0 });
+  });
+
+  it('reports a hidden primary key (401) and a missing one (400) in errors, without data', async () => {
+    const inbox = new Inbox<Change>();
+    const channel = client(await userToken(server)).channel(uniqueTopic());
+    listen(channel, inbox, { event: 'INSERT', table: 'secret_ids' });
+    listen(channel, inbox, { event: 'INSERT', table: 'no_pk' });
+    await subscribed(channel);
+    await server.db.query("insert into public.secret_ids values (1, 'hidden')");
+    await inbox.next(1);
+    await server.db.query("insert into public.no_pk values ('x')");
+    await inbox.next(2);
+    expect(inbox.items.map((c) => [c.table, c.new, c.errors])).toEqual([
+      ['secret_ids', {}, ['Error 401: Unauthorized']],
+      ['no_pk', {}, ['Error 400: Bad Request, no primary key']],
+    ]);
   });
 
   it('reports subscription problems as system messages', async () => {
