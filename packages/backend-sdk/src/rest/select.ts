@@ -184,9 +184,11 @@ type ItemType<S extends GenericSchema, Row, Current, Rels, Item extends string> 
     : Item extends 'count()'
       ? { count: number }
       : Item extends `${infer Alias}:${infer Rest}`
-        ? Rest extends `:${string}`
-          ? ColumnItem<Row, null, Unquote<Item>>
-          : ItemWithAlias<S, Row, Current, Rels, Trim<Alias>, Trim<Rest>>
+        ? Alias extends `${string}(${string}`
+          ? ItemWithAlias<S, Row, Current, Rels, null, Item> // the ':' is inside an embed
+          : Rest extends `:${string}`
+            ? ColumnItem<Row, null, Unquote<Item>>
+            : ItemWithAlias<S, Row, Current, Rels, Trim<Alias>, Trim<Rest>>
         : ItemWithAlias<S, Row, Current, Rels, null, Item>;
 
 type ItemWithAlias<

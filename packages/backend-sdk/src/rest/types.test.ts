@@ -104,6 +104,22 @@ describe('typed REST (type-level tests)', () => {
     >();
   });
 
+  it('infers spreads and embeds named by foreign key', () => {
+    const spread = rest.from('books').select('title, ...authors(author_name:name)');
+    expectTypeOf<NonNullable<Awaited<typeof spread>['data']>[number]>().toEqualTypeOf<{
+      title: string;
+      author_name: string;
+    }>();
+    const innerAlias = rest.from('books').select('authors(who:name)');
+    expectTypeOf<NonNullable<Awaited<typeof innerAlias>['data']>[number]>().toEqualTypeOf<{
+      authors: { who: string } | null;
+    }>();
+    const byKey = rest.from('books').select('writer:books_author_id_fkey(name)');
+    expectTypeOf<NonNullable<Awaited<typeof byKey>['data']>[number]>().toEqualTypeOf<{
+      writer: { name: string } | null;
+    }>();
+  });
+
   it('star and aggregates', () => {
     const all = rest.from('authors').select();
     expectTypeOf<NonNullable<Awaited<typeof all>['data']>[number]>().toEqualTypeOf<{
