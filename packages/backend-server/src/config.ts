@@ -25,6 +25,11 @@ export interface AuthOptions {
   anonymousSignIns?: boolean;
   /** Lifetime of mailed links and codes in seconds. Default 3600. */
   otpExpiry?: number;
+  /**
+   * Password changes on sessions older than 24 h need the nonce mailed by
+   * `GET /reauthenticate` (the hosted `secure_password_change`). Default false.
+   */
+  securePasswordChange?: boolean;
 }
 
 export interface AuthRateLimits {
@@ -198,6 +203,7 @@ export async function resolveConfig(options: StartServerOptions = {}): Promise<S
       refreshTokenReuseInterval: auth.refreshTokenReuseInterval ?? 10,
       anonymousSignIns: auth.anonymousSignIns ?? true,
       otpExpiry: auth.otpExpiry ?? 3600,
+      securePasswordChange: auth.securePasswordChange ?? false,
       smtpUrl: auth.smtpUrl ?? null,
       siteUrl: auth.siteUrl ?? null,
       rateLimits,

@@ -2,13 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/index';
 import { authMail, type OutgoingMail } from '../mail/index';
 import type { AuthContext } from './context';
+import { generateOtp, tokenHash } from './crypto';
 import { createFlowState, issueToken } from './links';
 
 type TokenType =
   | 'confirmation_token'
   | 'recovery_token'
   | 'email_change_token_new'
-  | 'email_change_token_current';
+  | 'email_change_token_current'
+  | 'reauthentication_token';
 
 /** Keeps auth.one_time_tokens in step with the token columns of auth.users. */
 async function setOneTimeToken(
@@ -127,6 +129,22 @@ export async function prepareEmailChange(
     );
   }
   return mails;
+}
+
+/** Reauthentication: a nonce (code only, no link) for a sensitive change; the mail to send. */
+export async function prepareReauthentication(
+  q: Queryable,
+  user: MailTarget,
+): Promise<OutgoingMail> {
+  const otp = generateOtp();
+  const hash = tokenHash(user.email, otp);
+  await q.query(
+    `update auth.users set reauthentication_token = $2, reauthentication_sent_at = now(),
+       updated_at = now() where id = $1`,
+    [user.id, hash],
+  );
+  await setOneTimeToken(q, user.id, 'reauthentication_token', hash, user.email);
+  return authMail('reauthentication', user.email, { link: null, otp });
 }
 
 /** Sends mails after their transaction committed. */

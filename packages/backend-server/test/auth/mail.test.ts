@@ -7,7 +7,9 @@ let server: RunningServer;
 const APP = 'http://127.0.0.1:3000/welcome';
 
 beforeAll(async () => {
-  server = await startTestServer({ auth: { autoconfirm: false, rateLimits: false } });
+  server = await startTestServer({
+    auth: { autoconfirm: false, rateLimits: false, securePasswordChange: true },
+  });
 });
 afterAll(() => server?.stop());
 
@@ -185,6 +187,44 @@ describe(`mail flows with autoconfirm off (${databaseKind()})`, () => {
     });
     expect(verified.error).toBeNull();
     expect(verified.data.user?.email_confirmed_at).toBeTruthy();
+  });
+
+  it('asks for the mailed nonce to change the password on a session older than 24 h', async () => {
+    const email = uniqueEmail('reauth');
+    const supabase = client(server);
+    await supabase.auth.signUp({ email, password: 'reauth-password-1' });
+    const confirmed = await supabase.auth.verifyOtp({
+      email,
+      token: (await lastMail(server, email)).otp ?? '',
+      type: 'signup',
+    });
+    // A fresh session may change the password without a nonce.
+    expect((await supabase.auth.updateUser({ password: 'reauth-password-2' })).error).toBeNull();
+    await server.db.query(
+      `update auth.sessions set created_at = now() - interval '25 hours' where user_id = $1`,
+      [confirmed.data.user?.id],
+    );
+    const needed = await supabase.auth.updateUser({ password: 'reauth-password-3' });
+    expect(needed.error?.code).toBe('reauthentication_needed');
+    expect((await supabase.auth.reauthenticate()).error).toBeNull();
+    const mail = await lastMail(server, email);
+    expect(mail).toMatchObject({ type: 'reauthentication', links: [] });
+    const nonce = mail.otp ?? '';
+    const wrong = await supabase.auth.updateUser({
+      password: 'reauth-password-3',
+      nonce: `x${nonce}`,
+    });
+    expect(wrong.error?.code).toBe('reauthentication_not_valid');
+    expect(
+      (await supabase.auth.updateUser({ password: 'reauth-password-3', nonce })).error,
+    ).toBeNull();
+    const reused = await supabase.auth.updateUser({ password: 'reauth-password-4', nonce });
+    expect(reused.error?.code).toBe('reauthentication_not_valid');
+    const login = await client(server).auth.signInWithPassword({
+      email,
+      password: 'reauth-password-3',
+    });
+    expect(login.error).toBeNull();
   });
 
   it('validates /verify, /recover and /resend input', async () => {

@@ -1,12 +1,19 @@
 import type { Hono } from 'hono';
+import type { Transaction } from '../../db/index';
 import type { OutgoingMail } from '../../mail/index';
 import type { AppEnv } from '../../service';
 import { readBody } from '../body';
 import type { AuthContext } from '../context';
-import { badRequest, forbidden, unprocessable } from '../errors';
+import { tokenHash } from '../crypto';
+import { AuthError, badRequest, forbidden, unprocessable } from '../errors';
 import { requireUser } from '../guard';
 import { pkceParams, redirectTarget } from '../links';
-import { prepareEmailChange, sendAll } from '../mailer';
+import {
+  clearOneTimeTokens,
+  prepareEmailChange,
+  prepareReauthentication,
+  sendAll,
+} from '../mailer';
 import { checkPassword, checkStrength, hashPassword, validateEmail } from '../passwords';
 import { DUPLICATE_EMAIL, findUserByEmail, findUserById, mergeMetadata, userJson } from '../users';
 import { redirectParam } from './util';
@@ -23,7 +30,41 @@ const UPDATE = {
   code_challenge_method: 'string',
 } as const;
 
-/** GET/PUT /user and POST /logout. */
+const INVALID_NONCE = 'Nonce has expired or is invalid';
+
+/**
+ * With `securePasswordChange`, a password change on a session older than 24 h (or without
+ * one) must carry the nonce mailed by GET /reauthenticate; the nonce is used up.
+ */
+async function checkReauthentication(
+  tx: Transaction,
+  ctx: AuthContext,
+  user: { id: string; email: string | null },
+  sessionId: string | null,
+  nonce: string | undefined,
+): Promise<void> {
+  if (!ctx.config.auth.securePasswordChange) return;
+  if (sessionId) {
+    const { rows } = await tx.query<{ recent: boolean }>(
+      `select created_at + interval '24 hours' > now() as recent from auth.sessions where id = $1`,
+      [sessionId],
+    );
+    if (rows[0]?.recent) return;
+  }
+  if (!nonce)
+    throw badRequest('reauthentication_needed', 'Password update requires reauthentication');
+  const { rows } = await tx.query(
+    `update auth.users set reauthentication_token = '', updated_at = now()
+     where id = $1 and reauthentication_token = $2 and reauthentication_token <> ''
+       and reauthentication_sent_at + make_interval(secs => $3) >= now()
+     returning id`,
+    [user.id, tokenHash(user.email ?? '', nonce), ctx.otpExpiry],
+  );
+  if (rows.length === 0) throw new AuthError(422, 'reauthentication_not_valid', INVALID_NONCE);
+  await clearOneTimeTokens(tx, user.id, ['reauthentication_token']);
+}
+
+/** GET/PUT /user, GET /reauthenticate and POST /logout. */
 export function userRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
   routes.get('/user', async (c) => {
     const { user } = await requireUser(c, ctx);
@@ -31,7 +72,7 @@ export function userRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
   });
 
   routes.put('/user', async (c) => {
-    const { user } = await requireUser(c, ctx);
+    const { user, sessionId } = await requireUser(c, ctx);
     const body = await readBody(c, UPDATE);
     if (body.app_metadata) {
       throw forbidden('not_admin', 'Updating app_metadata requires admin privileges');
@@ -66,6 +107,7 @@ export function userRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
     const redirectTo = redirectTarget(ctx, redirectParam(c));
     const mails: OutgoingMail[] = [];
     const updated = await ctx.db.transaction(async (tx) => {
+      if (passwordHash) await checkReauthentication(tx, ctx, user, sessionId, body.nonce);
       if (passwordHash) {
         await tx.query(
           'update auth.users set encrypted_password = $2, updated_at = now() where id = $1',
@@ -91,6 +133,26 @@ export function userRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
     });
     await sendAll(ctx, mails);
     return c.json(updated ? userJson(updated) : {});
+  });
+
+  routes.get('/reauthenticate', async (c) => {
+    const { user } = await requireUser(c, ctx);
+    const email = user.email;
+    if (!email) {
+      throw badRequest(
+        'validation_failed',
+        'Reauthentication requires the user to have an email or a phone number',
+      );
+    }
+    if (!user.email_confirmed_at) {
+      throw unprocessable('email_not_confirmed', 'Please verify your email first.');
+    }
+    ctx.limiter.hit('emailPerAddress', email);
+    const mail = await ctx.db.transaction((tx) =>
+      prepareReauthentication(tx, { id: user.id, email }),
+    );
+    await sendAll(ctx, [mail]);
+    return c.json({});
   });
 
   routes.post('/logout', async (c) => {
