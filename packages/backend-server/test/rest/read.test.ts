@@ -424,6 +424,8 @@ describe(`media types and profiles (${databaseKind()})`, () => {
     expect(data).toEqual({ name: 'Nowhere, Land' });
     const csv = await f.anon.from('countries').select('id,name').lte('id', 2).order('id').csv();
     expect(csv.data).toBe('id,name\n1,France\n2,Germany');
+    const empty = await f.anon.from('countries').select('id,name').eq('id', 99).csv();
+    expect(empty.data).toBe('id,name');
     const plan = await f.anon.from('countries').select('*').explain({ format: 'json' });
     expect(plan.error).toBeNull();
     expect(JSON.stringify(plan.data)).toContain('Plan');

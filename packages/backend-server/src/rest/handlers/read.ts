@@ -45,7 +45,7 @@ export function readStatement(
   rt: Runtime,
   req: RestRequest,
   plan: ReadPlan,
-): { main: Statement; countless: string; offset: number } {
+): { main: Statement; countless: string; offset: number; columns: string[] } {
   const { ctx, parsed, source } = plan;
   const level = buildLevel(ctx, source, parsed.select ?? [{ kind: 'star' }], '');
   checkLevelsUsed(ctx);
@@ -61,6 +61,7 @@ export function readStatement(
   return {
     main: { sql, params: ctx.params.values },
     countless: `${with_}${renderLevel(source.from, level, null, null)}`,
+    columns: level.outputs,
     offset,
   };
 }
@@ -108,7 +109,7 @@ export async function runRead(
     }
     if (outcome.pageTotal < outcome.total) status = 206;
   }
-  return finish(req, outcome, status, headers, bodyText(req, outcome));
+  return finish(req, outcome, status, headers, bodyText(req, outcome, st.columns));
 }
 
 /** GET / HEAD on a table or view. */

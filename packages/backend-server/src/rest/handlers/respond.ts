@@ -57,10 +57,10 @@ export async function runStatement(tx: Transaction, st: Statement): Promise<Outc
 }
 
 /** Body text in the negotiated format (CSV is converted from the JSON rows). */
-export function bodyText(req: RestRequest, outcome: Outcome): string {
+export function bodyText(req: RestRequest, outcome: Outcome, columns: string[] = []): string {
   if (req.media.kind === 'csv') {
     const rows = JSON.parse(outcome.body || '[]') as Record<string, unknown>[];
-    return toCsv(Array.isArray(rows) ? rows : [rows]);
+    return toCsv(Array.isArray(rows) ? rows : [rows], columns);
   }
   return outcome.body;
 }

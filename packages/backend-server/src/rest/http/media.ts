@@ -80,10 +80,10 @@ export function negotiate(accept: string | null, root: boolean): MediaType {
   );
 }
 
-/** Turns a JSON array of flat objects into CSV text (header row first). */
-export function toCsv(rows: Record<string, unknown>[]): string {
-  if (rows.length === 0) return '';
-  const keys = Object.keys(rows[0] as object);
+/** Turns a JSON array of flat objects into CSV text (header row first, also when empty). */
+export function toCsv(rows: Record<string, unknown>[], columns: string[] = []): string {
+  const keys = rows[0] ? Object.keys(rows[0]) : columns;
+  if (keys.length === 0) return '';
   const cell = (v: unknown) => {
     if (v === null || v === undefined) return '';
     const s = typeof v === 'object' ? JSON.stringify(v) : String(v);
