@@ -74,7 +74,8 @@ export class SessionManager {
       (channel as { unref?: () => void }).unref?.();
       this.channel = channel;
     }
-    this.ready = this.load();
+    // Loading never rejects (a broken storage reads as signed out).
+    this.ready = this.load().catch(() => {});
   }
 
   private async load(): Promise<void> {
@@ -232,7 +233,7 @@ export class SessionManager {
         continue;
       }
       if (!isRetryable(r.error) && this.session?.refresh_token === token)
-        await this.removeSession();
+        await this.removeSession().catch(() => {}); // signed out even if storage fails
       return r;
     }
   }
