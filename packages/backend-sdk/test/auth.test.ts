@@ -446,6 +446,20 @@ describe('auth bad input and failures', () => {
     auth.dispose();
   });
 
+  it('a failing storage gives error results, never rejections', async () => {
+    const broken = {
+      getItem: async () => Promise.reject(new Error('storage unavailable')),
+      setItem: async () => Promise.reject(new Error('quota exceeded')),
+      removeItem: async () => Promise.reject(new Error('storage unavailable')),
+    };
+    const auth = createAuthClient(server.url, server.anonKey, { storage: broken });
+    expect(await auth.getSession()).toEqual({ data: { session: null }, error: null });
+    const r = await auth.signUp({ email: freshEmail(), password: PASSWORD });
+    expect(r.data).toEqual({ user: null, session: null });
+    expect(r.error?.message).toBe('quota exceeded');
+    auth.dispose();
+  });
+
   it('a network failure is an error result with status 0', async () => {
     const auth = createAuthClient('http://127.0.0.1:9', 'key', { storage: memoryStorage() });
     const r = await auth.signInWithPassword({ email: 'a@example.com', password: 'x' });
