@@ -188,7 +188,10 @@ export function createTus(s: StorageContext, expiryMs: number): TusService {
         }
       }
       if (!id) return s.globalLimit;
-      return limitFor(((await kv.get(id)) as UploadRecord | undefined)?.metadata);
+      const record = (await kv.get(id)) as UploadRecord | undefined;
+      // A known length was checked against the bucket at creation; only a deferred one is left.
+      if (record?.size !== undefined) return s.globalLimit;
+      return limitFor(record?.metadata);
     },
     onUploadCreate: async (req: Request, upload: Upload) => {
       const { bucket, name } = target(upload.metadata);

@@ -220,6 +220,28 @@ describe(`tus resumable uploads (${databaseKind()})`, () => {
     expect((await post(alice, limited, `${alice.id}/x.pdf`, 10, 'application/pdf')).status).toBe(
       415,
     );
+    const deferred = await fetch(endpoint(), {
+      method: 'POST',
+      headers: {
+        ...tusHeaders(alice),
+        'tus-resumable': '1.0.0',
+        'upload-defer-length': '1',
+        'upload-metadata': `bucketName ${b64(limited)},objectName ${b64(`${alice.id}/later.txt`)},contentType ${b64('text/plain')}`,
+      },
+    });
+    expect(deferred.status).toBe(201);
+    const declared = await fetch(deferred.headers.get('location') ?? '', {
+      method: 'PATCH',
+      headers: {
+        ...tusHeaders(alice),
+        'tus-resumable': '1.0.0',
+        'upload-offset': '0',
+        'upload-length': '5000',
+        'content-type': 'application/offset+octet-stream',
+      },
+      body: 'x',
+    });
+    expect(declared.status).toBe(413);
     const badKey = await post(alice, bucket, `${alice.id}/a\\b.txt`, 5);
     expect(badKey.status).toBe(400);
     const noMeta = await fetch(endpoint(), {
