@@ -175,10 +175,34 @@ async function handle(
   }
 }
 
+/**
+ * Schema changes reload the schema cache by themselves, as on the hosted backend: an event
+ * trigger notifies `pgrst` after DDL. Skipped where the role may not create event triggers.
+ */
+const DDL_WATCH_SQL = /* sql */ `
+create or replace function extensions.pgrst_ddl_watch() returns event_trigger
+  language plpgsql as $f$
+begin
+  perform pg_notify('pgrst', 'reload schema');
+end
+$f$;
+do $$
+begin
+  drop event trigger if exists pgrst_ddl_watch;
+  drop event trigger if exists pgrst_drop_watch;
+  create event trigger pgrst_ddl_watch on ddl_command_end execute procedure extensions.pgrst_ddl_watch();
+  create event trigger pgrst_drop_watch on sql_drop execute procedure extensions.pgrst_ddl_watch();
+exception when insufficient_privilege then
+  raise notice 'schema cache: no DDL watch (needs a superuser)';
+end
+$$;
+`;
+
 /** The PostgREST-compatible REST + rpc service under /rest/v1. */
 export const restService: ServiceModule = {
   name: 'rest',
   basePath: '/rest/v1',
+  platformSql: DDL_WATCH_SQL,
   keyAuth: true,
   async create(ctx: ServerContext) {
     const schemas = ctx.config.rest.schemas;

@@ -152,17 +152,33 @@ describe(`errors (${databaseKind()})`, () => {
   });
 
   it('reloads the schema cache on NOTIFY pgrst', async () => {
-    await f.server.db.exec(`create table public.late_table (id int primary key);
+    // Replica mode keeps the DDL watch quiet, so only the explicit NOTIFY reloads.
+    await f.server.db.exec(`set session_replication_role = replica;
+      create table public.late_table (id int primary key);
       grant all on public.late_table to anon;
-      insert into public.late_table values (1);`);
+      insert into public.late_table values (1);
+      reset session_replication_role;`);
     let res = await f.rest('/late_table');
     expect(res.status).toBe(404);
     await f.server.db.exec(`notify pgrst, 'reload schema'`);
-    for (let i = 0; i < 50 && res.status !== 200; i++) {
+    for (let i = 0; i < 100 && res.status !== 200; i++) {
       await new Promise((r) => setTimeout(r, 50));
       res = await f.rest('/late_table');
     }
     expect(res.status).toBe(200);
     expect(await json(res)).toEqual([{ id: 1 }]);
+  });
+
+  it('reloads the schema cache by itself after DDL', async () => {
+    await f.server.db.exec(`create table public.later_table (id int primary key);
+      grant all on public.later_table to anon;
+      insert into public.later_table values (2);`);
+    let res = await f.rest('/later_table');
+    for (let i = 0; i < 100 && res.status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      res = await f.rest('/later_table');
+    }
+    expect(res.status).toBe(200);
+    expect(await json(res)).toEqual([{ id: 2 }]);
   });
 });
