@@ -137,11 +137,19 @@ create or replace function realtime.on_publication_ddl() returns event_trigger
   language plpgsql
   as $f$ begin perform realtime.sync_capture_triggers(); end $f$;
 
-drop event trigger if exists realtime_capture_sync;
-create event trigger realtime_capture_sync on ddl_command_end
-  when tag in ('CREATE PUBLICATION', 'ALTER PUBLICATION', 'CREATE TABLE', 'CREATE TABLE AS',
-               'SELECT INTO')
-  execute function realtime.on_publication_ddl();
+-- Event triggers need a superuser; without one, triggers are synced when a channel
+-- subscribes (and at start) instead.
+do $$
+begin
+  drop event trigger if exists realtime_capture_sync;
+  create event trigger realtime_capture_sync on ddl_command_end
+    when tag in ('CREATE PUBLICATION', 'ALTER PUBLICATION', 'CREATE TABLE', 'CREATE TABLE AS',
+                 'SELECT INTO')
+    execute function realtime.on_publication_ddl();
+exception when insufficient_privilege then
+  raise notice 'realtime: no event trigger (needs a superuser); capture triggers sync on subscribe';
+end
+$$;
 
 select realtime.sync_capture_triggers();
 

@@ -245,6 +245,22 @@ describe(`postgres_changes and private channels (${databaseKind()})`, () => {
     ]);
   });
 
+  it('keeps capture triggers in step with the publication (event trigger)', async () => {
+    const triggered = async () =>
+      (
+        await server.db.query<{ t: string }>(
+          "select tgrelid::regclass::text as t from pg_trigger where tgname = 'realtime_capture' order by 1",
+        )
+      ).rows.map((r) => r.t);
+    await server.db.exec('create table public.late (id int primary key)');
+    expect(await triggered()).not.toContain('late');
+    await server.db.exec('alter publication supabase_realtime add table public.late');
+    expect(await triggered()).toContain('late');
+    await server.db.exec('alter publication supabase_realtime drop table public.late');
+    expect(await triggered()).not.toContain('late');
+    expect(await triggered()).toEqual(expect.arrayContaining(['notes', 'todos']));
+  });
+
   it('reports subscription problems as system messages', async () => {
     const systems = new Inbox<{ status: string; message: string; extension: string }>();
     const channel = client(await userToken(server)).channel(uniqueTopic());
