@@ -1,4 +1,4 @@
-import { createTransport, type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { ServerConfig } from '../config';
 
 /** What a mail is about (the auth flow that sent it). */
@@ -38,12 +38,21 @@ const KEEP = 500;
  */
 export class Outbox {
   readonly #mails: Mail[] = [];
-  readonly #transport: Transporter | null;
+  readonly #smtpUrl: string | null;
+  /** Created on the first mail: nodemailer is only loaded when SMTP is configured. */
+  #transport: Promise<Transporter> | null = null;
   readonly #log: (message: string) => void;
 
   constructor(options: { smtpUrl: string | null; log: (message: string) => void }) {
-    this.#transport = options.smtpUrl ? createTransport(options.smtpUrl) : null;
+    this.#smtpUrl = options.smtpUrl;
     this.#log = options.log;
+  }
+
+  #smtp(): Promise<Transporter> | null {
+    const url = this.#smtpUrl;
+    if (!url) return null;
+    this.#transport ??= import('nodemailer').then((m) => m.createTransport(url));
+    return this.#transport;
   }
 
   /** Records a mail (and relays it through SMTP when configured; failures are logged). */
@@ -54,9 +63,10 @@ export class Outbox {
     this.#log(
       `mail (${mail.type}) to ${mail.to}: ${mail.subject}${mail.otp ? ` — code ${mail.otp}` : ''}${mail.links[0] ? ` — ${mail.links[0]}` : ''}`,
     );
-    if (this.#transport) {
+    const smtp = this.#smtp();
+    if (smtp) {
       try {
-        await this.#transport.sendMail({
+        await (await smtp).sendMail({
           from: 'noreply@localhost',
           to: mail.to,
           subject: mail.subject,
@@ -83,7 +93,7 @@ export class Outbox {
   }
 
   close(): void {
-    this.#transport?.close();
+    void this.#transport?.then((t) => t.close()).catch(() => {});
   }
 }
 
