@@ -8,6 +8,9 @@ import type { Outlet } from './hub';
 import { decodeBinary, decodeText, encode, type Frame, type InMessage, type Vsn } from './protocol';
 import { checkToken } from './tokens';
 
+/** Channels one socket may join (hosted default `max_channels_per_client`). */
+const MAX_CHANNELS = 100;
+
 /** Largest frame a client may send (hosted: 5 MB). */
 const MAX_FRAME = 5 * 1024 * 1024;
 
@@ -131,6 +134,9 @@ class Connection implements ChannelSocket, Outlet {
     }
     // A second join of the same topic closes the first.
     this.channels.get(msg.topic)?.close();
+    if (this.channels.size >= MAX_CHANNELS) {
+      return this.reply(msg, 'error', { reason: 'ChannelRateLimitReached: Too many channels' });
+    }
     const channel = await Channel.join(this, msg);
     if (channel) {
       if (this.ws.readyState !== WebSocket.OPEN) channel.dispose();

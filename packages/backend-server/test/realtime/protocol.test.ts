@@ -148,6 +148,22 @@ describe(`realtime wire protocol (${databaseKind()})`, () => {
     s.close();
   });
 
+  it('limits a socket to 100 channels', async () => {
+    const s = await v2();
+    const base = uniqueTopic();
+    for (let i = 1; i <= 101; i++) {
+      s.send([String(i), String(i), `realtime:${base}-${i}`, 'phx_join', { config: {} }]);
+    }
+    const last = await s.waitFor<unknown[]>((f: unknown[]) => f[1] === '101');
+    expect(last[4]).toEqual({
+      status: 'error',
+      response: { reason: 'ChannelRateLimitReached: Too many channels' },
+    });
+    const first = await s.waitFor<unknown[]>((f: unknown[]) => f[1] === '100');
+    expect(first[4]).toMatchObject({ status: 'ok' });
+    s.close();
+  });
+
   it('refuses joins with bad access tokens with the hosted reasons', async () => {
     const s = await v2();
     const topic = `realtime:${uniqueTopic()}`;
