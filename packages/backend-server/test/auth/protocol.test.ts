@@ -476,4 +476,28 @@ describe(`auth over raw HTTP (${databaseKind()})`, () => {
     expect(again.status).toBe(404);
     expect(await json(again)).toMatchObject({ code: 'flow_state_not_found' });
   });
+
+  it('refuses links and codes past their lifetime with otp_expired', async () => {
+    const email = uniqueEmail('expired');
+    await signUp(server, email);
+    expect((await api(server, '/otp', { method: 'POST', json: { email } })).status).toBe(200);
+    const mail = await lastMail(server, email);
+    await server.db.query(
+      `update auth.users set recovery_sent_at = now() - interval '2 hours' where email = $1`,
+      [email],
+    );
+    const code = await api(server, '/verify', {
+      method: 'POST',
+      json: { type: 'magiclink', email, token: mail.otp },
+    });
+    expect(code.status).toBe(403);
+    expect(await code.json()).toEqual({
+      code: 'otp_expired',
+      message: 'Token has expired or is invalid',
+    });
+    const link = await fetch(mail.links[0] ?? '', { redirect: 'manual' });
+    expect(link.status).toBe(303);
+    const fragment = new URLSearchParams(new URL(link.headers.get('location') ?? '').hash.slice(1));
+    expect(fragment.get('error_code')).toBe('otp_expired');
+  });
 });

@@ -7,7 +7,10 @@ let server: RunningServer;
 
 beforeAll(async () => {
   server = await startTestServer({
-    auth: { rateLimits: { signupPerIp: 2, emailPerAddress: 2, otpPerIp: 4, tokenPerIp: 3 } },
+    auth: {
+      rateLimits: { signupPerIp: 2, emailPerAddress: 2, otpPerIp: 4, tokenPerIp: 3 },
+      anonymousSignIns: false,
+    },
   });
 });
 afterAll(() => server?.stop());
@@ -63,5 +66,18 @@ describe(`auth rate limits (${databaseKind()})`, () => {
     const over = await post('/token?grant_type=password', body);
     expect(over.status).toBe(429);
     expect(await over.json()).toMatchObject({ code: 'over_request_rate_limit' });
+  });
+
+  it('refuses anonymous sign-ins when they are turned off, and says so in /settings', async () => {
+    const res = await post('/signup', { data: {} });
+    expect(res.status).toBe(422);
+    expect(await res.json()).toEqual({
+      code: 'anonymous_provider_disabled',
+      message: 'Anonymous sign-ins are disabled',
+    });
+    const settings = (await (await api(server, '/settings')).json()) as {
+      external: { anonymous_users: boolean };
+    };
+    expect(settings.external.anonymous_users).toBe(false);
   });
 });
