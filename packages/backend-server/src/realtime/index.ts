@@ -3,6 +3,7 @@ import { apiRoutes } from './api';
 import { ChangeFeed } from './changes';
 import { createSocketEndpoint } from './connection';
 import type { RealtimeContext } from './context';
+import { listenDatabaseBroadcasts } from './db-broadcast';
 import { Hub } from './hub';
 import { REALTIME_SQL } from './sql';
 
@@ -28,12 +29,14 @@ export const realtimeService: ServiceModule = {
       log: server.log,
     };
     await ctx.feed.start();
+    const stopBroadcasts = await listenDatabaseBroadcasts(ctx);
     const socket = createSocketEndpoint(ctx, BASE_PATH);
     return {
       routes: apiRoutes(ctx),
       upgrade: socket.upgrade,
       async close() {
         await socket.close();
+        await stopBroadcasts().catch(() => {});
         await ctx.feed.stop();
       },
     };

@@ -44,6 +44,56 @@ begin
 end
 $$;
 
+-- Broadcast from the database: realtime.send() writes a message; the server broadcasts it.
+create or replace function realtime.send(
+  payload jsonb, event text, topic text, private boolean default true)
+  returns void
+  language plpgsql
+  as $f$
+begin
+  insert into realtime.messages (payload, event, topic, private, extension)
+    values (payload, event, topic, private, 'broadcast');
+exception when others then
+  raise warning 'ErrorSendingBroadcastMessage: %', sqlerrm;
+end
+$f$;
+
+-- A row trigger helper: broadcasts the change (operation, table, record, old_record).
+create or replace function realtime.broadcast_changes(
+  topic_name text, event_name text, operation text, table_name text, table_schema text,
+  new record, old record, level text default 'ROW')
+  returns void
+  language plpgsql
+  as $f$
+begin
+  if level = 'STATEMENT' then
+    raise exception 'function can only be triggered for each row, not for each statement';
+  end if;
+  if operation not in ('INSERT', 'UPDATE', 'DELETE') then
+    raise exception 'Unexpected operation type: %', operation;
+  end if;
+  perform realtime.send(
+    jsonb_build_object('old_record', old, 'record', new, 'operation', operation,
+                       'table', table_name, 'schema', table_schema),
+    event_name, topic_name);
+end
+$f$;
+
+create or replace function realtime.notify_message() returns trigger
+  language plpgsql security definer set search_path = ''
+  as $f$
+begin
+  perform pg_catalog.pg_notify('realtime_messages', new.id::text);
+  return null;
+end
+$f$;
+
+-- Authorisation probes carry no payload, and are rolled back anyway.
+drop trigger if exists realtime_message_broadcast on realtime.messages;
+create trigger realtime_message_broadcast after insert on realtime.messages
+  for each row when (new.extension = 'broadcast' and new.payload is not null)
+  execute function realtime.notify_message();
+
 create sequence if not exists realtime.change_seq;
 create table if not exists realtime.captured_rows (
   id bigint primary key,

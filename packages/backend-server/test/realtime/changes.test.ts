@@ -368,6 +368,15 @@ describe(`postgres_changes and private channels (${databaseKind()})`, () => {
     expect((await single(await userToken(server, member1))).status).toBe(202);
     await heard.next(2);
     expect(heard.items[1]).toEqual({ type: 'broadcast', event: 'msg', payload: { via: 'rest' } });
+    // Broadcast from the database (private by default) reaches the members only.
+    await server.db.query(`select realtime.send('{"db":1}'::jsonb, 'msg', $1)`, [room]);
+    await heard.next(3);
+    expect(heard.items[2]).toEqual({
+      type: 'broadcast',
+      event: 'msg',
+      payload: { db: 1 },
+      meta: { id: expect.any(String) },
+    });
     await settle();
     expect(publicHeard.items).toEqual([]);
   });

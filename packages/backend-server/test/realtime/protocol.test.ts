@@ -148,6 +148,28 @@ describe(`realtime wire protocol (${databaseKind()})`, () => {
     s.close();
   });
 
+  it('broadcasts messages sent from the database with realtime.send()', async () => {
+    const name = uniqueTopic();
+    const topic = `realtime:${name}`;
+    const s = await v2();
+    s.send(['1', '1', topic, 'phx_join', { config: {} }]);
+    await s.waitFor((f: unknown[]) => f[1] === '1');
+    await server.db.query("select realtime.send('{\"secret\":1}'::jsonb, 'db', $1)", [name]);
+    await server.db.query("select realtime.send('{\"a\":1}'::jsonb, 'db', $1, false)", [name]);
+    const frame = await s.waitFor<unknown[]>((f: unknown[]) => f[3] === 'broadcast');
+    expect(frame).toEqual([
+      null,
+      null,
+      topic,
+      'broadcast',
+      { type: 'broadcast', event: 'db', payload: { a: 1 }, meta: { id: expect.any(String) } },
+    ]);
+    await settle();
+    // The private message (the default) never reached the public channel.
+    expect(s.frames.filter((f) => (f as unknown[])[3] === 'broadcast')).toHaveLength(1);
+    s.close();
+  });
+
   it('limits a socket to 100 channels', async () => {
     const s = await v2();
     const base = uniqueTopic();
