@@ -3,6 +3,7 @@
  * RSS every 10 ms, and prints `{ baseline, peak, seconds }` as JSON. Run in its own process
  * so nothing else lives in the heap it measures.
  */
+import { rm, writeFile } from 'node:fs/promises';
 import { createHttp } from '../src/http/index';
 import { StorageClient } from '../src/storage/index';
 
@@ -10,13 +11,15 @@ const [url, key, file, sizeText] = process.argv.slice(2) as [string, string, str
 const http = createHttp({ url, key });
 const storage = new StorageClient(http);
 
-// Warm-up: the code paths, the connection pool and the JIT, so the baseline includes them.
-const warm = storage
-  .from('bench')
-  .uploadResumable(`rss/warm-${Date.now()}`, new Blob([new Uint8Array(1024)]), {
-    urlStore: false,
-  });
+// Warm-up: the same code paths (file source, fs thread pool, socket, JIT) with a 2 MiB file,
+// less than one chunk, so the baseline includes the machinery but no chunk-sized buffer.
+const warmFile = `${file}.warm`;
+await writeFile(warmFile, new Uint8Array(2 * 1024 * 1024));
+const warm = storage.from('bench').uploadResumable(`rss/warm-${Date.now()}`, warmFile, {
+  urlStore: false,
+});
 await warm.result;
+await rm(warmFile);
 
 const baseline = process.memoryUsage().rss;
 let peak = baseline;

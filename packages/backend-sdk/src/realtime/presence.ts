@@ -43,21 +43,9 @@ export class PresenceStore {
   applyState(raw: Raw): void {
     const next: PresenceState = {};
     for (const [key, { metas }] of Object.entries(raw)) next[key] = view(metas);
-    const joins: Raw = {};
-    const leaves: Raw = {};
-    for (const [key, presences] of Object.entries(this.state)) {
-      const kept = new Set((next[key] ?? []).map((p) => p.presence_ref));
-      const gone = presences.filter((p) => !kept.has(p.presence_ref));
-      if (gone.length) leaves[key] = { metas: gone.map(toMeta) };
-    }
-    for (const [key, presences] of Object.entries(next)) {
-      const had = new Set((this.state[key] ?? []).map((p) => p.presence_ref));
-      const added = presences.filter((p) => !had.has(p.presence_ref));
-      if (added.length) joins[key] = { metas: added.map(toMeta) };
-    }
     const pending = this.#pending ?? [];
     this.#pending = undefined;
-    this.applyDiff({ joins, leaves }, false);
+    this.applyDiff({ joins: minus(next, this.state), leaves: minus(this.state, next) }, false);
     for (const diff of pending) this.applyDiff(diff, false);
     this.#events.sync();
   }
@@ -95,3 +83,14 @@ const toMeta = ({ presence_ref, ...fields }: Presence): Record<string, unknown> 
   ...fields,
   phx_ref: presence_ref,
 });
+
+/** The presences of `a` that `b` does not have, as a server diff part. */
+const minus = (a: PresenceState, b: PresenceState): Raw => {
+  const out: Raw = {};
+  for (const [key, presences] of Object.entries(a)) {
+    const refs = new Set((b[key] ?? []).map((p) => p.presence_ref));
+    const rest = presences.filter((p) => !refs.has(p.presence_ref));
+    if (rest.length) out[key] = { metas: rest.map(toMeta) };
+  }
+  return out;
+};

@@ -46,23 +46,16 @@ export function memoryUrlStore(): UrlStore {
 
 /** A store in `localStorage` (the default in browsers); does nothing where it is unavailable. */
 export function localStorageUrlStore(storage?: Storage): UrlStore {
-  const local = (): Storage | undefined => {
+  // Access can throw (privacy mode, quota exceeded): resuming across reloads is best effort.
+  const use = <T>(f: (s: Storage) => T): T | undefined => {
     try {
-      return storage ?? globalThis.localStorage;
-    } catch {
-      return undefined; // access denied (privacy mode)
-    }
+      return f(storage ?? localStorage);
+    } catch {}
   };
   return {
-    get: (key) => local()?.getItem(key),
-    set: (key, url) => {
-      try {
-        local()?.setItem(key, url);
-      } catch {
-        // quota exceeded: resuming across reloads is best effort
-      }
-    },
-    remove: (key) => local()?.removeItem(key),
+    get: (key) => use((s) => s.getItem(key)),
+    set: (key, url) => void use((s) => s.setItem(key, url)),
+    remove: (key) => void use((s) => s.removeItem(key)),
   };
 }
 

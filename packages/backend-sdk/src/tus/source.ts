@@ -31,6 +31,7 @@ export interface ChunkSource extends SourceInfo {
   /**
    * Bytes `[start, end)`, fewer at the end of the data. `last` is true when no byte follows
    * the returned ones. Sequential sources only serve ranges at or after the last release.
+   * The bytes stay valid until the read after next (a source may reuse two buffers in turn).
    */
   read(start: number, end: number): Promise<{ data: Uint8Array; last: boolean }>;
   /** The server has everything before `offset`: a sequential source may drop those bytes. */
@@ -171,10 +172,16 @@ export async function openSource(
     const handle = await fs.promises.open(input, 'r');
     const { size, mtimeMs } = await handle.stat();
     const info = { name: options.name ?? input, type: '', size, lastModified: mtimeMs };
+    // Two buffers in turn (the chunk being sent, the one read ahead): no garbage per chunk.
+    const pool = [new Uint8Array(0), new Uint8Array(0)];
+    let turn = 0;
     return seekable(
       info,
       async (start, end) => {
-        const data = new Uint8Array(Math.max(0, end - start));
+        const length = Math.max(0, end - start);
+        turn ^= 1;
+        if ((pool[turn] as Uint8Array).length < length) pool[turn] = new Uint8Array(length);
+        const data = (pool[turn] as Uint8Array).subarray(0, length);
         for (let at = 0; at < data.length; ) {
           const { bytesRead } = await handle.read(data, at, data.length - at, start + at);
           if (!bytesRead) throw new RangeError('the file shrank while uploading');
