@@ -153,6 +153,17 @@ export interface NewUser {
 }
 
 export const DUPLICATE_EMAIL = 'A user with this email address has already been registered';
+export const DUPLICATE_PHONE = 'Phone number already registered by another user';
+
+/** 422 `email_exists` / `phone_exists` for a unique violation on those columns, else null. */
+export function uniqueConflict(error: unknown): AuthError | null {
+  const pg = pgError(error);
+  if (pg?.code !== '23505') return null;
+  const text = `${pg.message} ${pg.detail ?? ''}`;
+  if (/\bemail\b|email_partial/.test(text)) return unprocessable('email_exists', DUPLICATE_EMAIL);
+  if (/\bphone\b|phone_key/.test(text)) return unprocessable('phone_exists', DUPLICATE_PHONE);
+  return null;
+}
 
 /**
  * Creates a user by INSERTing into auth.users (so the app's triggers fire), plus its email
@@ -195,10 +206,8 @@ export async function insertUser(q: Queryable, user: NewUser): Promise<string> {
     }
   } catch (error) {
     if (error instanceof AuthError) throw error;
-    const pg = pgError(error);
-    if (pg?.code === '23505' && /email/.test(`${pg.message} ${pg.detail ?? ''}`)) {
-      throw unprocessable('email_exists', DUPLICATE_EMAIL);
-    }
+    const conflict = uniqueConflict(error);
+    if (conflict) throw conflict;
     throw internal('Database error saving new user', error);
   }
   return id;

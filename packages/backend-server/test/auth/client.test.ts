@@ -267,6 +267,10 @@ describe(`supabase-js auth.admin (${databaseKind()})`, () => {
 
     const dup = await admin.auth.admin.createUser({ email, password: 'whatever-pw' });
     expect(dup.error?.code).toBe('email_exists');
+    const phone = `+1555${String(Date.now()).slice(-7)}`;
+    expect((await admin.auth.admin.createUser({ phone, phone_confirm: true })).error).toBeNull();
+    const dupPhone = await admin.auth.admin.createUser({ phone });
+    expect(dupPhone.error?.code).toBe('phone_exists');
 
     expect((await admin.auth.admin.deleteUser(id)).error).toBeNull();
     const gone = await admin.auth.admin.getUserById(id);

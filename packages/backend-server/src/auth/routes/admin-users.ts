@@ -1,6 +1,5 @@
 import type { Context, Hono } from 'hono';
 import type { Queryable } from '../../db/index';
-import { pgError } from '../../db/index';
 import type { AppEnv } from '../../service';
 import { readBody } from '../body';
 import type { AuthContext } from '../context';
@@ -15,6 +14,7 @@ import {
   mergeMetadata,
   USER_SELECT,
   type UserRow,
+  uniqueConflict,
   userJson,
 } from '../users';
 
@@ -198,8 +198,7 @@ async function updateUser(c: Context<AppEnv>, ctx: AuthContext) {
         );
       }
     } catch (error) {
-      if (pgError(error)?.code === '23505') throw unprocessable('email_exists', DUPLICATE_EMAIL);
-      throw internal('Error updating user', error);
+      throw uniqueConflict(error) ?? internal('Error updating user', error);
     }
     return findUserById(tx, current.id);
   });
