@@ -44,8 +44,11 @@ export function formatDuration(seconds: number | null): string {
   return m ? `${h} h ${m} min` : `${h} h`;
 }
 
+let dateFormat: Intl.DateTimeFormat | null = null;
+
 /**
- * A date and time, short, in the reader's locale.
+ * A date and time, short, in the reader's locale (one shared formatter: building one per
+ * call costs more than rendering a row).
  *
  * @example
  * formatDate('2026-11-22T05:00:00Z')
@@ -54,7 +57,8 @@ export function formatDate(iso: string | null | undefined): string {
   if (!iso) return '—';
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return '—';
-  return date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  dateFormat ??= new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return dateFormat.format(date);
 }
 
 /** Checks a file or folder name against the product's rules; returns a sentence or null. */

@@ -26,6 +26,39 @@ function wrapper(client: TestClient) {
   );
 }
 
+function Notes() {
+  const notes = useBackendQuery(['notes'], (c: TestClient) =>
+    c.from('notes').select('id, body').order('id'),
+  );
+  const add = useBackendMutation(
+    (body: string, c: TestClient) => c.from('notes').insert({ body }).select().single(),
+    { invalidates: [['notes']] },
+  );
+  const bad = useBackendMutation((body: string, c: TestClient) =>
+    c.from('notes').insert({ body, owner_id: '00000000-0000-0000-0000-000000000000' }),
+  );
+  if (notes.isPending) return <p>loading</p>;
+  if (notes.error) return <p role="alert">{errorMessage(notes.error)}</p>;
+  return (
+    <div>
+      <ul aria-label="notes">
+        {notes.data?.map((n) => (
+          <li key={String(n.id)}>{String(n.body)}</li>
+        ))}
+      </ul>
+      <button type="button" onClick={() => add.mutate(`note ${(notes.data?.length ?? 0) + 1}`)}>
+        add
+      </button>
+      <button type="button" onClick={() => bad.mutate('forged')}>
+        forge
+      </button>
+      {bad.error ? (
+        <p role="alert">refused {String((bad.error as { code?: string }).code)}</p>
+      ) : null}
+    </div>
+  );
+}
+
 describe('useSession / useUser (StrictMode, real auth)', () => {
   it('follows sign-up and sign-out, with one auth subscription for every hook', async () => {
     const client = newClient();
@@ -57,39 +90,6 @@ describe('useSession / useUser (StrictMode, real auth)', () => {
 });
 
 describe('useBackendQuery / useBackendMutation (real REST, RLS)', () => {
-  function Notes() {
-    const notes = useBackendQuery(['notes'], (c: TestClient) =>
-      c.from('notes').select('id, body').order('id'),
-    );
-    const add = useBackendMutation(
-      (body: string, c: TestClient) => c.from('notes').insert({ body }).select().single(),
-      { invalidates: [['notes']] },
-    );
-    const bad = useBackendMutation((body: string, c: TestClient) =>
-      c.from('notes').insert({ body, owner_id: '00000000-0000-0000-0000-000000000000' }),
-    );
-    if (notes.isPending) return <p>loading</p>;
-    if (notes.error) return <p role="alert">{errorMessage(notes.error)}</p>;
-    return (
-      <div>
-        <ul aria-label="notes">
-          {notes.data?.map((n) => (
-            <li key={String(n.id)}>{String(n.body)}</li>
-          ))}
-        </ul>
-        <button type="button" onClick={() => add.mutate(`note ${(notes.data?.length ?? 0) + 1}`)}>
-          add
-        </button>
-        <button type="button" onClick={() => bad.mutate('forged')}>
-          forge
-        </button>
-        {bad.error ? (
-          <p role="alert">refused {String((bad.error as { code?: string }).code)}</p>
-        ) : null}
-      </div>
-    );
-  }
-
   it('loads, writes, refetches what the write invalidated, and reports RLS refusals', async () => {
     const client = newClient();
     await signUpFresh(client);
@@ -124,16 +124,24 @@ describe('useRangeQuery (real REST, ranges + exact count)', () => {
       );
     expect(insert.error).toBeNull();
     const ranges: Array<[number, number]> = [];
+    const counted: boolean[] = [];
     const { result } = renderHook(
       () =>
         useRangeQuery({
           queryKey: ['notes-range'],
           pageSize: 50,
-          fetchRange: (c: TestClient, from: number, to: number) => {
+          fetchRange: (
+            c: TestClient,
+            from: number,
+            to: number,
+            _signal: AbortSignal,
+            options: { count: boolean },
+          ) => {
             ranges.push([from, to]);
+            counted.push(options.count);
             return c
               .from('notes')
-              .select('id, body', { count: 'exact' })
+              .select('id, body', options.count ? { count: 'exact' } : {})
               .order('body')
               .range(from, to);
           },
@@ -152,5 +160,7 @@ describe('useRangeQuery (real REST, ranges + exact count)', () => {
     const pages = new Set(ranges.map(([from]) => from / 50));
     expect([...pages].sort()).toEqual([0, 1, 2, 3, 4]);
     expect(ranges.every(([from]) => from < 250)).toBe(true);
+    // Only the first page asks for the (costly) exact count.
+    expect(ranges.filter((_, i) => counted[i]).map(([from]) => from)).toEqual([0]);
   });
 });

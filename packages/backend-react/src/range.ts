@@ -9,14 +9,17 @@ export interface RangeQueryOptions<TRow, TClient> {
   /** Cache key of the whole list; every page is cached under it (invalidate it to refresh). */
   queryKey: QueryKey;
   /**
-   * Fetches rows `from`..`to` (inclusive, as `.range(from, to)`), asking for the exact
-   * total (`select('*', { count: 'exact' })`).
+   * Fetches rows `from`..`to` (inclusive, as `.range(from, to)`). When `options.count` is
+   * true (the first page) it should also ask for the exact total
+   * (`select('*', { count: 'exact' })`); other pages skip the count, which costs the
+   * backend a scan.
    */
   fetchRange: (
     client: TClient,
     from: number,
     to: number,
     signal: AbortSignal,
+    options: { count: boolean },
   ) => PromiseLike<ResultLike<TRow[]>>;
   /** Rows per request. Default 100. */
   pageSize?: number;
@@ -28,7 +31,7 @@ export interface RangeQueryOptions<TRow, TClient> {
 
 /** What {@link useRangeQuery} returns. */
 export interface RangeQueryResult<TRow> {
-  /** Total rows, from the last page's exact count; null before the first page arrives. */
+  /** Total rows, from the first page's exact count; null before it arrives. */
   total: number | null;
   /** The row at `index`, or undefined while its page is loading. */
   rowAt(index: number): TRow | undefined;
@@ -80,7 +83,9 @@ export function useRangeQuery<TRow, TClient = unknown>(
       queryKey: [...queryKey, 'range', pageSize, page],
       queryFn: async ({ signal }: { signal: AbortSignal }): Promise<Page<TRow>> => {
         const from = page * pageSize;
-        const result = await fetchRange(client, from, from + pageSize - 1, signal);
+        const result = await fetchRange(client, from, from + pageSize - 1, signal, {
+          count: page === 0,
+        });
         // A page past the end (the list shrank since it was asked for) is empty, not an error.
         if ((result.error as { status?: unknown } | null)?.status === 416)
           return { rows: [], count: null };
@@ -127,8 +132,12 @@ export function useRangeQuery<TRow, TClient = unknown>(
         const needed: number[] = [];
         for (let p = first; p <= last; p += 1) needed.push(p);
         if (needed.every((p) => base.includes(p))) return current;
-        const merged = [...base.filter((p) => !needed.includes(p)), ...needed];
-        return { key: keyHash, pages: merged.slice(-maxPages) };
+        // The first page stays: it carries the total.
+        const merged = [
+          ...base.filter((p) => p !== 0 && !needed.includes(p)),
+          ...needed.filter((p) => p !== 0),
+        ];
+        return { key: keyHash, pages: [0, ...merged.slice(-(maxPages - 1))] };
       });
     },
     [keyHash, pageSize, maxPages],

@@ -36,6 +36,35 @@ async function secondDevice(email: string): Promise<TestClient> {
   return client;
 }
 
+function LiveNotes({ uid }: { uid: string }) {
+  const notes = useBackendQuery(['live-notes'], (c: TestClient) =>
+    c.from('notes').select('body').order('id'),
+  );
+  const status = useLiveQueries(
+    'notes-live',
+    [{ table: 'notes', filter: `owner_id=eq.${uid}` }],
+    [['live-notes']],
+    { debounceMs: 20 },
+  );
+  return (
+    <div>
+      <p>status {status}</p>
+      <ul aria-label="notes">
+        {notes.data?.map((n, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: test rows have no id here.
+          <li key={i}>{String(n.body)}</li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+function Devices({ name }: { name: string }) {
+  const user = useUser();
+  const { count } = usePresence(`devices:${user?.id}`, { name }, { enabled: Boolean(user) });
+  return <p>{`${name}: ${count}`}</p>;
+}
+
 describe('useChannel (StrictMode, real realtime)', () => {
   it('joins once, reports SUBSCRIBED, and leaves on unmount', async () => {
     const client = newClient();
@@ -55,29 +84,6 @@ describe('useChannel (StrictMode, real realtime)', () => {
 });
 
 describe('useLiveQueries (real postgres_changes, RLS)', () => {
-  function LiveNotes({ uid }: { uid: string }) {
-    const notes = useBackendQuery(['live-notes'], (c: TestClient) =>
-      c.from('notes').select('body').order('id'),
-    );
-    const status = useLiveQueries(
-      'notes-live',
-      [{ table: 'notes', filter: `owner_id=eq.${uid}` }],
-      [['live-notes']],
-      { debounceMs: 20 },
-    );
-    return (
-      <div>
-        <p>status {status}</p>
-        <ul aria-label="notes">
-          {notes.data?.map((n, i) => (
-            // biome-ignore lint/suspicious/noArrayIndexKey: test rows have no id here.
-            <li key={i}>{String(n.body)}</li>
-          ))}
-        </ul>
-      </div>
-    );
-  }
-
   it('refetches when another device of the user writes, and shows no other user’s rows', async () => {
     const client = newClient();
     const email = await signUpFresh(client);
@@ -101,11 +107,6 @@ describe('usePresence (real presence)', () => {
     const client = newClient();
     const email = await signUpFresh(client);
     const device = await secondDevice(email);
-    function Devices({ name }: { name: string }) {
-      const user = useUser();
-      const { count } = usePresence(`devices:${user?.id}`, { name }, { enabled: Boolean(user) });
-      return <p>{`${name}: ${count}`}</p>;
-    }
     render(<Devices name="laptop" />, { wrapper: wrapper(client) });
     const phone = render(<Devices name="phone" />, { wrapper: wrapper(device) });
     await screen.findByText('laptop: 2', undefined, { timeout: 10_000 });

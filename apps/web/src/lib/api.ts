@@ -78,15 +78,16 @@ export function listAllFolders(client: DriveClient) {
   return client.from('folders').select('id,parent_id,name').order('name');
 }
 
-/** Files of a folder, rows `from`..`to`, with the exact total. */
+/** Files of a folder, rows `from`..`to`, with the exact total when `count`. */
 export function listFiles(
   client: DriveClient,
   folderId: string | null,
   sort: Sort,
   from: number,
   to: number,
+  count = true,
 ) {
-  const q = client.from('files').select('*', { count: 'exact' });
+  const q = client.from('files').select('*', count ? { count: 'exact' } : undefined);
   return (folderId ? q.eq('folder_id', folderId) : q.is('folder_id', null))
     .order(fileOrder(sort), { ascending: sort.ascending })
     .order('id', { ascending: true })

@@ -119,7 +119,8 @@ export default function FilesScreen() {
   );
   const files = useRangeQuery<FileRow, DriveClient>({
     queryKey: keys.files(folderId, sort),
-    fetchRange: (c, from, to) => listFiles(c, folderId, sort, from, to) as never,
+    fetchRange: (c, from, to, _signal, { count }) =>
+      listFiles(c, folderId, sort, from, to, count) as never,
     pageSize: 100,
     enabled: !search,
   });
