@@ -20,9 +20,19 @@ const SET_CONTEXT = `select
   set_config('request.path', $4, true),
   set_config('request.headers', $5, true)`;
 
+// Read-only in the same statement: switching a transaction to read-only is allowed at any
+// point, so this saves the separate `SET TRANSACTION READ ONLY` round trip.
+const SET_CONTEXT_READ_ONLY = `${SET_CONTEXT},
+  set_config('transaction_read_only', 'on', true)`;
+
 /**
  * Runs `fn` in one transaction as the request's role with its claims, like the hosted
  * services: `SET LOCAL ROLE` plus the `request.*` settings, so RLS decides access.
+ *
+ * The settings statement is not awaited before `fn` starts: its statements queue behind it
+ * on the same connection (pipelined on PostgreSQL), so a request costs one round trip less.
+ * When the settings fail (e.g. a role that does not exist), that error is the one thrown,
+ * not the "transaction is aborted" of the statements behind it.
  */
 export function asRequest<T>(
   db: Database,
@@ -30,14 +40,32 @@ export function asRequest<T>(
   fn: (tx: Transaction) => Promise<T>,
   options: TransactionOptions = {},
 ): Promise<T> {
+  const { readOnly, ...rest } = options;
   return db.transaction(async (tx) => {
-    await tx.query(SET_CONTEXT, [
-      ctx.role,
-      JSON.stringify(ctx.claims),
-      ctx.method,
-      ctx.path,
-      JSON.stringify(ctx.headers),
-    ]);
-    return fn(tx);
-  }, options);
+    let settingsFailed: { error: unknown } | null = null;
+    const settings = tx
+      .query(readOnly ? SET_CONTEXT_READ_ONLY : SET_CONTEXT, [
+        ctx.role,
+        JSON.stringify(ctx.claims),
+        ctx.method,
+        ctx.path,
+        JSON.stringify(ctx.headers),
+      ])
+      .then(
+        () => {},
+        (error: unknown) => {
+          settingsFailed = { error };
+        },
+      );
+    let result: T;
+    try {
+      result = await fn(tx);
+    } catch (error) {
+      await settings;
+      throw settingsFailed ? (settingsFailed as { error: unknown }).error : error;
+    }
+    await settings;
+    if (settingsFailed) throw (settingsFailed as { error: unknown }).error;
+    return result;
+  }, rest);
 }

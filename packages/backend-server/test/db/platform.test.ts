@@ -108,6 +108,32 @@ describe(`platform schema and request context (${databaseKind()})`, () => {
     });
   });
 
+  it('reports a failing context (unknown role) rather than the aborted statements behind it', async () => {
+    await expect(
+      asRequest(server.db, as('no_such_role', USER_A), (tx) => tx.query('select 1')),
+    ).rejects.toMatchObject({ code: '22023', message: 'role "no_such_role" does not exist' });
+  });
+
+  it('runs read-only requests in a read-only transaction', async () => {
+    await expect(
+      asRequest(
+        server.db,
+        as('service_role'),
+        (tx) => tx.query("insert into public.notes (owner_id, body) values ($1, 'x')", [USER_A]),
+        { readOnly: true },
+      ),
+    ).rejects.toMatchObject({ code: '25006' });
+    const read = await asRequest(
+      server.db,
+      as('service_role'),
+      async (tx) =>
+        (await tx.query<{ ro: string }>("select current_setting('transaction_read_only') as ro"))
+          .rows[0],
+      { readOnly: true },
+    );
+    expect(read).toEqual({ ro: 'on' });
+  });
+
   it('lets row level security decide: each user sees only their rows', async () => {
     for (const [user, body] of [
       [USER_A, 'a1'],
