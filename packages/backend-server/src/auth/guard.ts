@@ -3,7 +3,7 @@ import { type JwtClaims, verifyJwt } from '../http/jwt';
 import type { AppEnv } from '../service';
 import type { AuthContext } from './context';
 import { AuthError, badRequest, forbidden } from './errors';
-import { findUserById, type UserRow } from './users';
+import { findUser, type UserRow } from './users';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: string) => UUID.test(value);
@@ -42,22 +42,25 @@ export async function requireUser(c: Context<AppEnv>, ctx: AuthContext): Promise
     throw forbidden('bad_jwt', 'invalid claim: missing sub claim');
   }
   if (!isUuid(sub)) throw badRequest('bad_jwt', 'invalid claim: sub claim must be a UUID');
-  const user = await findUserById(ctx.db, sub);
-  if (!user) throw forbidden('user_not_found', 'User from sub claim in JWT does not exist');
-  let sessionId: string | null = null;
-  if (claims.session_id !== undefined && claims.session_id !== null && claims.session_id !== '') {
-    if (typeof claims.session_id !== 'string' || !isUuid(claims.session_id)) {
-      throw forbidden('bad_jwt', 'invalid claim: session_id claim must be a UUID');
-    }
-    const { rows } = await ctx.db.query(
-      'select 1 from auth.sessions where id = $1 and user_id = $2',
-      [claims.session_id, sub],
-    );
-    if (rows.length === 0) {
-      throw forbidden('session_not_found', 'Session from session_id claim in JWT does not exist');
-    }
-    sessionId = claims.session_id;
+  const sid = claims.session_id;
+  const hasSession = sid !== undefined && sid !== null && sid !== '';
+  if (hasSession && (typeof sid !== 'string' || !isUuid(sid))) {
+    throw forbidden('bad_jwt', 'invalid claim: session_id claim must be a UUID');
   }
+  // One query: the user, and whether the token's session still exists.
+  const found = await findUser(
+    ctx.db,
+    'u.id = $1',
+    [sub, hasSession ? sid : null],
+    false,
+    'exists (select 1 from auth.sessions s where s.id = $2::uuid and s.user_id = u.id) as live_session',
+  );
+  if (!found) throw forbidden('user_not_found', 'User from sub claim in JWT does not exist');
+  const { live_session: live, ...user } = found as UserRow & { live_session: boolean };
+  if (hasSession && !live) {
+    throw forbidden('session_not_found', 'Session from session_id claim in JWT does not exist');
+  }
+  const sessionId = hasSession ? (sid as string) : null;
   // Tokens issued before a ban stop working at once.
   if (user.banned) throw forbidden('user_banned', 'User is banned');
   return { claims, user, sessionId };

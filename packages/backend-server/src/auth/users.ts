@@ -91,9 +91,11 @@ export async function findUser(
   where: string,
   params: readonly unknown[],
   lock = false,
+  /** Extra select-list items (may use the same parameters). */
+  extra?: string,
 ): Promise<UserRow | null> {
   const { rows } = await q.query<UserRow>(
-    `select ${USER_SELECT} from auth.users u where ${where} limit 1${lock ? ' for update of u' : ''}`,
+    `select ${USER_SELECT}${extra ? `, ${extra}` : ''} from auth.users u where ${where} limit 1${lock ? ' for update of u' : ''}`,
     params,
   );
   return rows[0] ?? null;
