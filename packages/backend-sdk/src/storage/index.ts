@@ -32,7 +32,9 @@ const tusFetchFor =
       // In Node, fetch copies a byte-array body but sends a stream's chunks as they are, so a
       // one-chunk stream keeps the chunk from being held twice. (Browsers stream request
       // bodies only over HTTP/2: there the bytes go as they are.)
-      body: (init.body && (globalThis as { process?: unknown }).process
+      body: (init.body &&
+      typeof window === 'undefined' &&
+      (globalThis as { process?: unknown }).process
         ? (ReadableStream as unknown as { from(x: unknown[]): ReadableStream }).from([init.body])
         : (init.body ?? null)) as BodyInit | null,
       signal: init.signal,
