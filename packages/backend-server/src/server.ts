@@ -60,10 +60,16 @@ export async function startServer(
     if (http) {
       const server = http;
       http = null;
+      // Stop accepting, drop idle keep-alive connections, then let each service close its
+      // own long-lived sockets (realtime) before waiting for the HTTP server to finish.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      for (const { instance } of instances.reverse()) await instance.close?.();
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closed;
+    } else {
+      for (const { instance } of instances.reverse()) await instance.close?.();
     }
-    for (const { instance } of instances.reverse()) await instance.close?.();
     await db.close();
     if (config.storageDirIsTemp) await rm(config.storageDir, { recursive: true, force: true });
   };
@@ -71,9 +77,25 @@ export async function startServer(
     if (config.migrationsDir) await applyMigrations(db, config.migrationsDir);
     if (config.seedFile) await applySeed(db, config.seedFile);
 
-    // Listen first (the URL is part of the config services read), then serve.
+    // Listen first (the URL is part of the config services read), then create the services.
+    // Requests and upgrades that arrive in between wait for them instead of going unanswered.
+    let attach!: (app: ReturnType<typeof createApp>) => void;
+    const ready = new Promise<ReturnType<typeof createApp>>((resolve) => {
+      attach = resolve;
+    });
     const server = createServer();
     http = server;
+    const listener = getRequestListener(async (req) => (await ready).fetch(req));
+    server.on('request', listener);
+    server.on('upgrade', (req, socket, head) => {
+      void ready.then(() => {
+        for (const { module, instance } of instances) {
+          if (req.url?.startsWith(`${module.basePath}/`) && instance.upgrade?.(req, socket, head))
+            return;
+        }
+        socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+      });
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());
@@ -92,14 +114,7 @@ export async function startServer(
     };
     for (const module of modules) instances.push({ module, instance: await module.create(ctx) });
     const app = createApp(ctx, instances);
-    server.on('request', getRequestListener(app.fetch));
-    server.on('upgrade', (req, socket, head) => {
-      for (const { module, instance } of instances) {
-        if (req.url?.startsWith(`${module.basePath}/`) && instance.upgrade?.(req, socket, head))
-          return;
-      }
-      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
-    });
+    attach(app);
     return {
       url: config.url,
       anonKey: config.anonKey,

@@ -1,5 +1,4 @@
-import type { IncomingMessage, Server } from 'node:http';
-import type { Socket } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { Channel, type ChannelSocket } from './channel';
@@ -161,26 +160,10 @@ export function createSocketEndpoint(ctx: RealtimeContext, basePath: string) {
   const terminateAll = () => {
     for (const connection of [...ctx.connections]) connection.terminate();
   };
-  const hooked = new WeakSet<Server>();
-  /**
-   * An HTTP server's close() waits for every socket it accepted, upgraded ones included, and
-   * the server core closes HTTP before the services: so open WebSockets are closed as soon as
-   * close() is called on the server they came through.
-   */
-  const hookClose = (server: Server | undefined) => {
-    if (!server || hooked.has(server)) return;
-    hooked.add(server);
-    const close = server.close.bind(server);
-    server.close = (callback?: (error?: Error) => void) => {
-      terminateAll();
-      return close(callback);
-    };
-  };
   return {
     upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
       const url = new URL(req.url ?? '/', 'http://localhost');
       if (url.pathname !== path && url.pathname !== `${path}/`) return false;
-      hookClose((req.socket as Socket & { server?: Server }).server);
       void (async () => {
         const header = req.headers['x-api-key'];
         const apiKey = url.searchParams.get('apikey');

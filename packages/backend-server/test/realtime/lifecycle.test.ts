@@ -61,13 +61,12 @@ describe(`realtime across a server restart, and idle sockets (${databaseKind()})
     };
     server = await startServer({ port: 0, ...options });
     const port = Number(new URL(server.url).port);
-    // Reconnect attempts 3 s apart: the server core listens before its services are attached,
-    // and an upgrade arriving in that window is never answered, so the first attempt should
-    // come once the restarted server is fully up.
+    // Quick reconnect attempts: an upgrade that reaches the restarted server before its
+    // services are up waits for them rather than going unanswered.
     const client = realtimeClient(server, {
       token: await userToken(server),
       heartbeatIntervalMs: 500,
-      reconnectAfterMs: 3000,
+      reconnectAfterMs: 300,
     });
     const changes = new Inbox<Change>();
     const joins = new Inbox<string>();
