@@ -37,17 +37,20 @@ async function once(): Promise<{ ms: number; rssMb: number }> {
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
-  const url = await new Promise<string>((resolve, reject) => {
+  const [url, anonKey] = await new Promise<[string, string]>((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      const match = /API URL:\s+(\S+)/.exec(out);
-      if (match?.[1]) resolve(match[1]);
+      const url = /API URL:\s+(\S+)/.exec(out)?.[1];
+      const key = /anon key:\s+(\S+)/.exec(out)?.[1];
+      if (url && key) resolve([url, key]);
     });
     child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
   });
   for (;;) {
-    const res = await fetch(`${url}/auth/v1/health`).catch(() => null);
+    const res = await fetch(`${url}/auth/v1/health`, { headers: { apikey: anonKey } }).catch(
+      () => null,
+    );
     if (res?.status === 200) break;
     await new Promise((r) => setTimeout(r, 5));
   }

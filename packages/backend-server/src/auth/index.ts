@@ -24,9 +24,8 @@ export const authService: ServiceModule = {
   basePath: '/auth/v1',
   platformSql: AUTH_SQL,
   keyAuth: true,
-  // The hosted gateway's open auth paths, plus /health so local health checks (the start
-  // benchmark, process supervisors) need no key; health reveals nothing.
-  openPaths: ['/health', '/verify', '/callback', '/authorize', '/.well-known/jwks.json'],
+  // The hosted gateway's open auth paths; everything else (health included) needs the key.
+  openPaths: ['/verify', '/callback', '/authorize', '/.well-known/jwks.json'],
   create({ config, db, log }) {
     const ctx: AuthContext = {
       config,

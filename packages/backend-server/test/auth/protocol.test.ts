@@ -36,7 +36,7 @@ function sign(
 }
 
 describe(`auth over raw HTTP (${databaseKind()})`, () => {
-  it('serves health, settings and an empty JWKS (open path, cacheable)', async () => {
+  it('serves health, settings and an empty JWKS (JWKS on an open path, cacheable)', async () => {
     const health = await api(server, '/health');
     expect(health.status).toBe(200);
     expect(await json(health)).toMatchObject({ name: 'GoTrue' });
@@ -47,8 +47,10 @@ describe(`auth over raw HTTP (${databaseKind()})`, () => {
       phone_autoconfirm: false,
       external: { email: true, phone: false, anonymous_users: true, github: false },
     });
+    // Like the hosted gateway, health needs the key too.
     const keyless = await fetch(`${server.url}/auth/v1/health`);
-    expect(keyless.status).toBe(200);
+    expect(keyless.status).toBe(401);
+    expect(await keyless.json()).toMatchObject({ message: 'No API key found in request' });
     const jwks = await fetch(`${server.url}/auth/v1/.well-known/jwks.json`);
     expect(jwks.status).toBe(200);
     expect(jwks.headers.get('cache-control')).toBe('public, max-age=600');
