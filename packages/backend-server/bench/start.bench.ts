@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+// The built CLI, as `pnpm start` and users run it (`pnpm bench` builds first).
+const cli = fileURLToPath(new URL('../bin/backend-server.js', import.meta.url));
 
 function migrations(): string {
   const dir = mkdtempSync(join(tmpdir(), 'bench-migrations-'));
@@ -32,7 +33,7 @@ async function once(): Promise<{ ms: number; rssMb: number }> {
   const started = performance.now();
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', cli, 'start', '--port', '0', '--migrations', migrations()],
+    [cli, 'start', '--port', '0', '--migrations', migrations()],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
     },
