@@ -91,6 +91,40 @@ describe('accounts, as a new user', () => {
     expect(new URL(page.url()).pathname).toBe('/files');
   });
 
+  it('shows settings: storage used against the quota, and a display name that saves', async () => {
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Settings' })
+      .click();
+    await page.getByRole('heading', { name: 'Settings' }).waitFor();
+    await page.getByText('0 B of 10 GB used · 0 files').waitFor();
+    const name = page.getByLabel('Display name');
+    await expect.poll(() => name.inputValue()).toBe('Ada');
+    await name.fill('Ada L.');
+    await page.getByRole('button', { name: 'Save name' }).click();
+    await page.getByText('Saved.').waitFor();
+    await page.screenshot({ path: `${shots}settings.png`, fullPage: true });
+    await page.reload();
+    await expect.poll(() => page.getByLabel('Display name').inputValue()).toBe('Ada L.');
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Files' })
+      .click();
+  });
+
+  it('follows the system dark theme', async () => {
+    const dark = await stack.browser.newContext({ colorScheme: 'dark' });
+    const p = await dark.newPage();
+    await p.goto(`${stack.site.url}/sign-in`);
+    await p.getByRole('heading', { name: 'Sign in' }).waitFor();
+    const background = await p.evaluate(
+      () => getComputedStyle(document.documentElement).backgroundColor,
+    );
+    expect(background).toBe('rgb(17, 19, 24)');
+    await p.screenshot({ path: `${shots}sign-in-dark.png` });
+    await dark.close();
+  });
+
   it('answers the same way to a password reset request, whoever asks', async () => {
     const other = await (await stack.newContext()).newPage();
     await other.goto(`${stack.site.url}/forgot-password`);
