@@ -15,6 +15,7 @@ const steps = [
   ['unit + integration tests', 'pnpm', ['test']],
   ['package checks (publint --strict, attw)', 'pnpm', ['check:packages']],
   ['SDK size budgets', 'pnpm', ['size']],
+  ['web app initial JS budget', 'pnpm', ['-F', 'web', 'size']],
   ['release dry run (offline)', 'pnpm', ['release:dry-run']],
   ['browser end-to-end tests', 'pnpm', ['e2e']],
 ];
