@@ -42,7 +42,7 @@ export function asRequest<T>(
 ): Promise<T> {
   const { readOnly, ...rest } = options;
   return db.transaction(async (tx) => {
-    let settingsFailed: { error: unknown } | null = null;
+    // Resolves to the settings' error, or null; never rejects.
     const settings = tx
       .query(readOnly ? SET_CONTEXT_READ_ONLY : SET_CONTEXT, [
         ctx.role,
@@ -52,20 +52,16 @@ export function asRequest<T>(
         JSON.stringify(ctx.headers),
       ])
       .then(
-        () => {},
-        (error: unknown) => {
-          settingsFailed = { error };
-        },
+        () => null,
+        (error: unknown) => ({ error }),
       );
-    let result: T;
-    try {
-      result = await fn(tx);
-    } catch (error) {
-      await settings;
-      throw settingsFailed ? (settingsFailed as { error: unknown }).error : error;
-    }
-    await settings;
-    if (settingsFailed) throw (settingsFailed as { error: unknown }).error;
-    return result;
+    const outcome = await fn(tx).then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
+    const failed = await settings;
+    if (failed) throw failed.error;
+    if ('error' in outcome) throw outcome.error;
+    return outcome.value;
   }, rest);
 }
