@@ -1,7 +1,12 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', cli: 'src/cli.ts' },
+  entry: {
+    index: 'src/index.ts',
+    cli: 'src/cli.ts',
+    // Loaded by each function's worker thread (see src/functions/index.ts).
+    'functions-runtime': 'src/functions/worker-runtime.ts',
+  },
   format: ['esm'],
   dts: { entry: { index: 'src/index.ts' } },
   tsconfig: 'tsconfig.build.json',

@@ -112,7 +112,16 @@ export async function startServer(
         if (config.log) console.log(`[backend-server] ${message}`);
       },
     };
-    for (const module of modules) instances.push({ module, instance: await module.create(ctx) });
+    // Services start side by side (their database work queues on the one connection; the
+    // rest, like the functions runtime build, overlaps). Mount order stays the list order.
+    const created = await Promise.allSettled(modules.map(async (module) => module.create(ctx)));
+    created.forEach((result, i) => {
+      const module = modules[i];
+      if (module && result.status === 'fulfilled')
+        instances.push({ module, instance: result.value });
+    });
+    const failed = created.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
     const app = createApp(ctx, instances);
     attach(app);
     return {

@@ -1,15 +1,16 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { openPglite } from './pglite';
 import { openPostgres } from './postgres';
+import { readSnapshot, saveSnapshot } from './snapshot';
 import type { Database } from './types';
 
 // Bumped by hand when the way the platform is applied changes.
-const PLATFORM_FORMAT = 1;
+const PLATFORM_FORMAT = 2;
 
 export interface OpenDatabaseOptions {
   /** Persistent PGlite directory; in memory when absent. */
@@ -41,7 +42,7 @@ async function pgliteManifest(): Promise<{ version: string }> {
 }
 
 /** The platform's version key: PGlite's version and every platform script. */
-async function platformVersion(platformSql: readonly string[]): Promise<string> {
+export async function platformVersion(platformSql: readonly string[]): Promise<string> {
   const pkg = await pgliteManifest();
   const hash = createHash('sha256').update(`${PLATFORM_FORMAT}\0${pkg.version}`);
   for (const script of platformSql) hash.update('\0').update(script);
@@ -76,8 +77,8 @@ async function currentPlatform(db: Database): Promise<string | null> {
  * Opens the database and makes sure the platform schema is current.
  *
  * A fresh in-memory PGlite would pay initdb (4–5 s) plus the platform scripts on every
- * start; instead the first start saves a `dumpDataDir()` snapshot keyed by PGlite's version
- * and the scripts' hash, and later starts restore it (about 1 s).
+ * start; instead the first start saves a snapshot of a cleanly shut down data directory,
+ * keyed by PGlite's version and the scripts' hash, and later starts restore it.
  */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   const version = await platformVersion(options.platformSql);
@@ -94,21 +95,21 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     return db;
   }
   const cacheDir = options.cacheDir ?? join(homedir(), '.cache', 'app-backend-server');
-  const snapshotFile = join(cacheDir, `platform-${version}.tar.gz`);
-  if (existsSync(snapshotFile)) {
-    const blob = new Blob([await readFile(snapshotFile)]);
+  const snapshot = await readSnapshot(cacheDir, version);
+  if (snapshot) {
     try {
-      return await openPglite({ dataDir: options.dataDir, loadDataDir: blob });
+      return await openPglite({ dataDir: options.dataDir, loadDataDir: snapshot });
     } catch {
       // A damaged snapshot: fall through and make a new one.
     }
   }
-  const db = await openPglite({ dataDir: options.dataDir });
-  await applyPlatform(db, options.platformSql, version);
-  const snapshot = await db.pglite.dumpDataDir('gzip');
-  await mkdir(cacheDir, { recursive: true });
-  const partial = `${snapshotFile}.${process.pid}.${Date.now()}.partial`;
-  await writeFile(partial, new Uint8Array(await snapshot.arrayBuffer()));
-  await rename(partial, snapshotFile);
-  return db;
+  const made = await saveSnapshot(cacheDir, version, async (dataDir) => {
+    const builder = await openPglite({ dataDir });
+    try {
+      await applyPlatform(builder, options.platformSql, version);
+    } finally {
+      await builder.close();
+    }
+  });
+  return openPglite({ dataDir: options.dataDir, loadDataDir: made });
 }

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { build } from 'esbuild';
@@ -27,15 +27,27 @@ const NAME = /^\/([A-Za-z0-9][A-Za-z0-9_-]*)(\/.*)?$/;
 const ENTRIES = ['index.ts', 'index.js', 'index.mjs', 'index.tsx'];
 
 /** The worker runtime's source: beside this file, or under src/ when running from dist/. */
-function runtimeSource(): string {
+/**
+ * The worker runtime: prebuilt next to the server in `dist/` (tsup's `functions-runtime`
+ * entry); bundled from source into `cacheDir` when the server runs from source (tests).
+ */
+async function workerRuntime(cacheDir: string): Promise<string> {
   const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [
-    join(here, 'worker-runtime.ts'),
-    resolve(here, '../src/functions/worker-runtime.ts'),
-  ];
-  const found = candidates.find((path) => existsSync(path));
-  if (!found) throw new Error('functions: worker-runtime.ts not found');
-  return found;
+  const prebuilt = join(here, 'functions-runtime.js');
+  if (existsSync(prebuilt)) return prebuilt;
+  const source = join(here, 'worker-runtime.ts');
+  if (!existsSync(source)) throw new Error('functions: worker runtime not found');
+  const outfile = join(cacheDir, 'runtime.mjs');
+  await build({
+    entryPoints: [source],
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    outfile,
+    logLevel: 'silent',
+  });
+  return outfile;
 }
 
 function findEntry(dir: string): string | null {
@@ -83,16 +95,7 @@ function remoteOf(c: Context<AppEnv>): InvokeRequest['remote'] {
 async function createFunctions(ctx: ServerContext): Promise<ServiceInstance> {
   const { config } = ctx;
   const cacheDir = await mkdtemp(join(tmpdir(), 'backend-functions-'));
-  const runtimePath = join(cacheDir, 'runtime.mjs');
-  await build({
-    entryPoints: [runtimeSource()],
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    outfile: runtimePath,
-    logLevel: 'silent',
-  });
+  const runtimePath = await workerRuntime(cacheDir);
   const compiler = new Compiler(cacheDir, config.functionsDir ?? cacheDir);
   const settings = new FunctionSettings(config);
   const tokenIsValid = tokenChecker(config.jwtSecret);

@@ -1,6 +1,7 @@
 /**
- * Runs inside a function's worker thread (compiled by esbuild when the service starts;
- * never imported by the server itself). It installs the small hosted-runtime shim —
+ * Runs inside a function's worker thread (prebuilt into `dist/functions-runtime.js`, or
+ * bundled by esbuild when the server runs from source; never imported by the server
+ * itself). It installs the small hosted-runtime shim —
  * `Deno.serve`, `Deno.env`, a few `Deno` file helpers, `EdgeRuntime.waitUntil` — imports
  * the function's bundle, finds its handler (`Deno.serve(handler)`, a default-exported
  * function, or a default export with `fetch`) and then serves requests the server sends

@@ -206,7 +206,32 @@ export const restService: ServiceModule = {
   keyAuth: true,
   async create(ctx: ServerContext) {
     const schemas = ctx.config.rest.schemas;
-    let cache = await loadSchemaCache(ctx.db, schemas);
+    // The first load runs in the background so that startup does not wait for it; requests
+    // that arrive before it is done wait for it, and a failed load is retried by the next
+    // request (503 PGRST002 meanwhile, as PostgREST answers without a schema cache).
+    let cache: SchemaCache | null = null;
+    let loading: Promise<SchemaCache> | null = null;
+    const ready = (): Promise<SchemaCache> => {
+      if (cache) return Promise.resolve(cache);
+      loading ??= loadSchemaCache(ctx.db, schemas)
+        .then((loaded) => {
+          cache ??= loaded;
+          return cache;
+        })
+        .catch((error: unknown) => {
+          ctx.log(`rest: schema cache load failed: ${String(error)}`);
+          throw new RestError(
+            503,
+            'PGRST002',
+            'Could not query the database for the schema cache. Retrying.',
+          );
+        })
+        .finally(() => {
+          loading = null;
+        });
+      return loading;
+    };
+    ready().catch(() => {});
     const reload = async () => {
       try {
         cache = await loadSchemaCache(ctx.db, schemas);
@@ -218,10 +243,18 @@ export const restService: ServiceModule = {
     const unlisten = await ctx.db.listen('pgrst', (payload) => {
       if (payload === 'reload schema' || payload === '') void reload();
     });
-    const rt: Runtime = { config: ctx.config, db: ctx.db, cache: () => cache };
+    const rt: Runtime = {
+      config: ctx.config,
+      db: ctx.db,
+      cache: () => {
+        if (!cache) throw new Error('rest: schema cache used before it was loaded');
+        return cache;
+      },
+    };
     const routes = new Hono<AppEnv>();
     routes.all('*', async (c) => {
       try {
+        if (!cache) await ready();
         return await handle(rt, c.req.raw, c.get('gateway'), '/rest/v1');
       } catch (error) {
         if (error instanceof RestError) return errorResponse(error);
