@@ -153,6 +153,76 @@ describe('createHttp', () => {
     });
   });
 
+  it('returns a 503 at once when Retry-After asks for more than 30 s', async () => {
+    script = [status(503, { 'retry-after': '120' })];
+    const http = createHttp({ url, key: 'K', retryDelay: () => 1 });
+    const started = Date.now();
+    const res = await http.send({ path: '/later', error });
+    expect(res.status).toBe(503);
+    expect(seen).toHaveLength(1);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('reads Retry-After as an HTTP date', async () => {
+    script = [status(503, { 'retry-after': new Date(Date.now() - 1000).toUTCString() }), ok];
+    const http = createHttp({ url, key: 'K', retryDelay: () => 60_000 });
+    const res = await http.send({ path: '/date', error });
+    expect(res.status).toBe(200);
+    expect(seen).toHaveLength(2);
+  });
+
+  it('never retries a stream body, even when asked to', async () => {
+    script = [status(503), ok];
+    const http = createHttp({ url, key: 'K', retryDelay: () => 1 });
+    const body = new ReadableStream({
+      start(c) {
+        c.enqueue(new TextEncoder().encode('once'));
+        c.close();
+      },
+    });
+    const res = await http.send({ method: 'PUT', path: '/s', body, retry: true, error });
+    expect(res.status).toBe(503);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('retries a repeatable body when asked to', async () => {
+    const bodies: string[] = [];
+    const record: Answer = (req, res) => {
+      let text = '';
+      req.on('data', (c: Buffer) => {
+        text += c.toString();
+      });
+      req.on('end', () => {
+        bodies.push(text);
+        res.writeHead(bodies.length === 1 ? 520 : 200).end('{}');
+      });
+    };
+    script = [record, record];
+    const http = createHttp({ url, key: 'K', retryDelay: () => 1 });
+    const res = await http.send({ method: 'POST', path: '/b', body: 'same', retry: true, error });
+    expect(res.status).toBe(200);
+    expect(bodies).toEqual(['same', 'same']);
+  });
+
+  it('maps an abort during the wait before a retry to code aborted', async () => {
+    script = [status(503)];
+    const http = createHttp({ url, key: 'K', retryDelay: () => 60_000 });
+    const controller = new AbortController();
+    const sent = http.send({ path: '/wait', signal: controller.signal, error });
+    setTimeout(() => controller.abort(), 50);
+    await expect(sent).rejects.toMatchObject({ code: 'aborted' });
+    expect(seen).toHaveLength(1);
+  });
+
+  it('counts the timeout across retries', async () => {
+    script = [status(503), status(503), status(503), status(503)];
+    const http = createHttp({ url, key: 'K', timeout: 100, retryDelay: () => 60_000 });
+    await expect(http.send({ path: '/deadline', error })).rejects.toMatchObject({
+      code: 'timeout',
+    });
+    expect(seen).toHaveLength(1);
+  });
+
   it('maps an unserialisable JSON body to invalid_body without sending', async () => {
     const http = createHttp({ url, key: 'K' });
     await expect(

@@ -1,11 +1,12 @@
 /**
- * The SDK's one HTTP layer, on ky: base URL, `apikey` + `Authorization`, `X-Client-Info`,
- * timeouts, abort signals, retries of idempotent requests on 503/520/network errors (with
- * backoff and `Retry-After`), and request failures turned into the SDK's error classes.
- * Capabilities read the HTTP status and body themselves (each protocol has its own error
- * shape); everything that never produced a response is mapped here.
+ * The SDK's one HTTP layer, on `fetch`: base URL, `apikey` + `Authorization`,
+ * `X-Client-Info`, timeouts, abort signals, retries of idempotent requests on
+ * 503/520/network errors (with backoff and `Retry-After`), and request failures turned into
+ * the SDK's error classes. Capabilities read the HTTP status and body themselves (each
+ * protocol has its own error shape); everything that never produced a response is mapped
+ * here. Bodies are passed to `fetch` as they are, never copied, so upload chunks go out
+ * without a second buffer.
  */
-import ky, { type KyInstance } from 'ky';
 import { BackendError, type ErrorFactory } from '../errors';
 
 declare const __SDK_VERSION__: string | undefined;
@@ -33,7 +34,7 @@ export interface HttpOptions {
   headers?: Record<string, string>;
   /** The fetch implementation; default `globalThis.fetch`. */
   fetch?: Fetch;
-  /** Per-request timeout in milliseconds; default none. */
+  /** Timeout of a request, its retries included, in milliseconds; default none. */
   timeout?: number;
   /** Retries of idempotent requests (GET, HEAD, OPTIONS); default 3. */
   retries?: number;
@@ -64,13 +65,11 @@ export interface HttpRequest {
    * default (current access token, else the key).
    */
   token?: string | null;
-  /** Allow retries; default true for GET/HEAD/OPTIONS, never for other methods. */
-  retry?: boolean;
   /**
-   * Send with `fetch` itself, without ky: no retries and no copy of the body (ky clones every
-   * request to be able to retry it). For large binary bodies such as upload chunks.
+   * Allow retries; default true for GET/HEAD/OPTIONS, never for other methods. A stream
+   * body is never retried (it can be read once).
    */
-  direct?: boolean;
+  retry?: boolean;
   /** Builds the capability's error when no response arrived. */
   error: ErrorFactory;
 }
@@ -93,7 +92,10 @@ export interface Http {
   send(request: HttpRequest): Promise<Response>;
 }
 
-const RETRYABLE = ['get', 'head', 'options'];
+const RETRYABLE = ['GET', 'HEAD', 'OPTIONS'];
+const RETRY_STATUSES = [503, 520];
+/** Longest `Retry-After` honoured; a longer one returns the response instead of waiting. */
+const MAX_RETRY_AFTER = 30_000;
 
 /**
  * Checks a project URL and key, as every `create…Client` does first.
@@ -130,15 +132,7 @@ export function createHttp(options: HttpOptions): Http {
     'X-Client-Info': `backend-sdk-js/${VERSION}`,
     ...options.headers,
   };
-  const instance: KyInstance = ky.create({
-    throwHttpErrors: false,
-    hooks: {
-      beforeRetry: [
-        ({ request, retryCount }) => request.headers.set('X-Retry-Count', String(retryCount)),
-      ],
-    },
-    ...(options.fetch ? { fetch: options.fetch as typeof fetch } : {}),
-  });
+  const delay = options.retryDelay ?? ((n: number) => Math.min(1000 * 2 ** (n - 1), 30_000));
   const accessToken = async () => (await options.accessToken?.()) || null;
 
   return {
@@ -165,53 +159,79 @@ export function createHttp(options: HttpOptions): Http {
       }
       const signal = req.signal ?? undefined;
       if (signal?.aborted) throw aborted(req, signal.reason);
-      const canRetry = req.retry ?? RETRYABLE.includes(method.toLowerCase());
+      const canRetry = (req.retry ?? RETRYABLE.includes(method)) && !isStream(body);
       const limit = canRetry ? retries : 0;
       const target = `${url}${req.path}${req.query ? `?${req.query}` : ''}`;
-      const duplex = body instanceof ReadableStream ? { duplex: 'half' } : {};
-      try {
-        const ms = req.timeout ?? options.timeout;
-        if (req.direct) {
-          const signals = [signal, ms ? AbortSignal.timeout(ms) : undefined].filter((s) => !!s);
-          return await (options.fetch ?? fetch)(target, {
-            method,
-            headers,
-            body,
-            signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
-            ...duplex,
-          } as RequestInit);
+      const ms = req.timeout ?? options.timeout;
+      // One deadline for the request and its retries.
+      const timer = ms ? AbortSignal.timeout(ms) : undefined;
+      const signals = [signal, timer].filter((s) => s !== undefined);
+      const combined = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+      const init = {
+        method,
+        headers,
+        body: body ?? null,
+        signal: combined,
+        ...(isStream(body) ? { duplex: 'half' } : {}),
+      } as RequestInit;
+      for (let attempt = 1; ; attempt++) {
+        let response: Response | undefined;
+        try {
+          response = await (options.fetch ?? fetch)(target, init);
+        } catch (cause) {
+          if (signal?.aborted) throw aborted(req, cause);
+          if (timer?.aborted) throw req.error('The request timed out', { code: 'timeout', cause });
+          if (attempt > limit)
+            throw req.error(`Network request failed: ${(cause as Error)?.message ?? cause}`, {
+              code: 'network_error',
+              cause,
+            });
         }
-        return await instance(target, {
-          method,
-          headers,
-          body: body ?? undefined,
-          signal,
-          timeout: ms ?? false,
-          retry: {
-            limit,
-            methods: RETRYABLE.concat(canRetry ? [method.toLowerCase()] : []),
-            statusCodes: [503, 520],
-            afterStatusCodes: [503, 520],
-            maxRetryAfter: 30_000,
-            delay: options.retryDelay ?? ((n: number) => Math.min(1000 * 2 ** (n - 1), 30_000)),
-          },
-          throwHttpErrors: (status: number) => limit > 0 && (status === 503 || status === 520),
-          ...duplex,
-        } as never);
-      } catch (cause) {
-        const response = (cause as { response?: unknown }).response;
-        if (response instanceof Response) return response;
-        if (signal?.aborted) throw aborted(req, cause);
-        const name = (cause as Error)?.name;
-        if (name === 'TimeoutError')
+        if (response && (attempt > limit || !RETRY_STATUSES.includes(response.status)))
+          return response;
+        const after = response && retryAfter(response);
+        if (response && after !== undefined && after > MAX_RETRY_AFTER) return response;
+        const wait = after ?? delay(attempt);
+        await response?.body?.cancel().catch(() => {});
+        try {
+          await sleep(wait, combined);
+        } catch (cause) {
+          if (signal?.aborted) throw aborted(req, cause);
           throw req.error('The request timed out', { code: 'timeout', cause });
-        throw req.error(`Network request failed: ${(cause as Error)?.message ?? cause}`, {
-          code: 'network_error',
-          cause,
-        });
+        }
+        headers['X-Retry-Count'] = String(attempt);
       }
     },
   };
+}
+
+const isStream = (body: unknown): body is ReadableStream =>
+  typeof ReadableStream !== 'undefined' && body instanceof ReadableStream;
+
+/** `Retry-After` in ms (delta-seconds or an HTTP date), or undefined. */
+function retryAfter(response: Response): number | undefined {
+  const value = response.headers.get('retry-after');
+  if (!value) return undefined;
+  const seconds = Number(value);
+  const ms = Number.isNaN(seconds) ? Date.parse(value) - Date.now() : seconds * 1000;
+  return Number.isNaN(ms) ? undefined : Math.max(0, ms);
+}
+
+/** Waits `ms`, or rejects with the signal's reason when it aborts first. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const done = () => {
+      signal?.removeEventListener('abort', stop);
+      resolve();
+    };
+    const id = setTimeout(done, ms);
+    const stop = () => {
+      clearTimeout(id);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', stop, { once: true });
+  });
 }
 
 const aborted = (req: HttpRequest, cause: unknown) =>

@@ -16,7 +16,7 @@ export type { StorageResult } from './request';
 
 /**
  * tus requests through the client's HTTP layer: `apikey` and a fresh `Authorization` on every
- * request, sent directly (no ky retries or body copies: the upload engine has its own policy).
+ * request, never retried here (the upload engine has its own policy).
  */
 const tusFetchFor =
   (http: Http): TusFetch =>
@@ -39,7 +39,7 @@ const tusFetchFor =
         : (init.body ?? null)) as BodyInit | null,
       signal: init.signal,
       ...(init.timeout ? { timeout: init.timeout } : {}),
-      direct: true,
+      retry: false,
       error: (message, options) => new UploadError(message, options),
     });
   };
