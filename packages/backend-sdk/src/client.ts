@@ -21,7 +21,7 @@ export interface ClientOptions<SchemaN extends string = string> {
     headers?: Record<string, string>;
     /** The fetch implementation; default `globalThis.fetch`. */
     fetch?: Fetch;
-    /** Per-request timeout in ms; default none. */
+    /** Timeout of each request, its retries included, in ms; default none. */
     timeout?: number;
     /** Retries of idempotent requests on 503/520/network errors; default 3. */
     retries?: number;

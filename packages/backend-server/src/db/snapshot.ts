@@ -113,7 +113,7 @@ export async function saveSnapshot(
     await writeFile(partial, tar);
     await rename(partial, file);
     await pruneSnapshots(cacheDir, file);
-    return new Blob([tar]);
+    return new Blob([tar as Uint8Array<ArrayBuffer>]);
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }
