@@ -177,6 +177,9 @@ describe('limits: the quota and the maximum file size', () => {
     expect(await row.locator('.upload-state').textContent()).toBe(
       'Failed: Not enough storage left for this file. You are using 9.5 GB of 10 GB.',
     );
+    expect(
+      await page.getByRole('region', { name: 'Uploads' }).getByRole('status').textContent(),
+    ).toBe('1 upload failed');
     expect(await filesNamed('film.mp4')).toBe(0);
     await page.screenshot({ path: `${shots}quota-backend.png` });
     await page.unroute('**/rest/v1/rpc/storage_usage*');
