@@ -74,7 +74,6 @@ describe('files: upload, pause, resume, offline, reload, download, preview, shar
       .setInputFiles([`${inputs}notes.txt`, `${inputs}red.png`, `${inputs}big.bin`]);
     await waitForState(page, 'big.bin', 'uploading');
     await expect.poll(() => percentOf(page, 'big.bin'), { timeout: 30_000 }).toBeGreaterThan(0);
-    await page.screenshot({ path: `${shots}upload-tray.png` });
     // By keyboard, as a keyboard user would (the row's numbers change ten times a second).
     await page.getByRole('button', { name: 'Pause big.bin' }).focus();
     await page.keyboard.press('Enter');
@@ -86,6 +85,9 @@ describe('files: upload, pause, resume, offline, reload, download, preview, shar
     expect(await percentOf(page, 'big.bin')).toBe(pausedAt);
     await page.getByRole('button', { name: 'Resume big.bin' }).focus();
     await page.keyboard.press('Enter');
+    // Taken once paused, not before: a screenshot can take seconds on a busy machine, and the
+    // upload must still be under way when Pause is pressed.
+    await page.screenshot({ path: `${shots}upload-tray.png` });
     await waitForState(page, 'big.bin', 'done', 90_000);
     await waitForState(page, 'notes.txt', 'done');
     await waitForState(page, 'red.png', 'done');
