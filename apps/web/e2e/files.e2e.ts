@@ -103,6 +103,26 @@ describe('files: upload, pause, resume, offline, reload, download, preview, shar
     await page.screenshot({ path: `${shots}files.png` });
   });
 
+  it('sends a file of up to one chunk with the request that creates the upload', async () => {
+    const methods: string[] = [];
+    const onRequest = (r: { url(): string; method(): string }) => {
+      if (r.url().includes('/upload/resumable')) methods.push(r.method());
+    };
+    page.on('request', onRequest);
+    const small = '# Small\n\nOne request is enough.\n';
+    writeFileSync(`${inputs}small.md`, small);
+    await page.getByTestId('file-picker').setInputFiles([`${inputs}small.md`]);
+    await waitForState(page, 'small.md', 'done');
+    page.off('request', onRequest);
+    expect(methods).toEqual(['POST']);
+    const stored = await stack.server.db.query<{ status: string; size: string }>(
+      `select f.status, o.metadata ->> 'size' as size from public.files f
+       join storage.objects o on o.bucket_id = 'files' and o.name = f.object_path
+       where f.name = 'small.md'`,
+    );
+    expect(stored.rows).toEqual([{ status: 'ready', size: String(small.length) }]);
+  });
+
   it('downloads a file with the same bytes', async () => {
     await row(page, 'big.bin').getByRole('checkbox').check();
     const [download] = await Promise.all([
