@@ -139,6 +139,67 @@ describe('accounts, as a new user', () => {
     await other.context().close();
   });
 
+  it('resets a forgotten password from the link in the email, then signs in with the new one', async () => {
+    const visitor = await stack.newContext();
+    const p = await visitor.newPage();
+    const pageErrors = watchErrors(p);
+    await p.goto(`${stack.site.url}/sign-in`);
+    await p.getByRole('link', { name: 'Forgot your password?' }).click();
+    await p.getByRole('heading', { name: 'Reset your password' }).waitFor();
+    await p.getByLabel('Email').fill(email);
+    await p.getByRole('button', { name: 'Send reset email' }).click();
+    expect(await p.getByRole('status').textContent()).toBe(
+      `If an account exists for ${email}, we sent it an email with a link and a code to reset the password.`,
+    );
+
+    // The newest recovery mail to this address, from the development outbox.
+    const res = await fetch(`${stack.server.url}/_dev/mail?to=${encodeURIComponent(email)}`, {
+      headers: { apikey: stack.server.serviceRoleKey },
+    });
+    expect(res.status).toBe(200);
+    const mails = (await res.json()) as Array<{ type: string; to: string; links: string[] }>;
+    const mail = mails.find((m) => m.type === 'recovery');
+    expect(mail?.to).toBe(email);
+    const link = mail?.links[0] ?? '';
+    expect(link).toMatch(new RegExp(`^${stack.server.url}/auth/v1/verify\\?`));
+
+    await p.goto(link);
+    await p.getByRole('heading', { name: 'Choose a new password' }).waitFor();
+    expect(new URL(p.url()).pathname).toBe('/reset-password');
+    // The tokens the link handed over do not stay in the address bar.
+    expect(new URL(p.url()).hash).toBe('');
+    await p.screenshot({ path: `${shots}reset-password.png` });
+    await p.getByLabel('New password').fill('a brand new passphrase');
+    await p.getByRole('button', { name: 'Save password' }).click();
+    await p.getByRole('toolbar', { name: 'Folder actions' }).waitFor();
+    expect(new URL(p.url()).pathname).toBe('/files');
+    // The link works once: followed again, it says so plainly.
+    await p.getByRole('banner').getByRole('button', { name: 'Sign out' }).click();
+    await p.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await p.goto(link);
+    await p.getByRole('heading', { name: 'Enter your reset code' }).waitFor();
+    expect(await p.getByRole('alert').textContent()).toBe(
+      'This code is not valid or has expired. Ask for a new email.',
+    );
+    expect(new URL(p.url()).hash).toBe('');
+    await visitor.close();
+    expect(pageErrors).toEqual([]);
+
+    // The old password no longer works; the new one does.
+    await page.getByRole('banner').getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toBe('Incorrect email or password.');
+    await page.getByLabel('Password').fill('a brand new passphrase');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('toolbar', { name: 'Folder actions' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/files');
+  });
+
   it('threw no uncaught error in the page', () => {
     expect(errors).toEqual([]);
   });

@@ -74,7 +74,6 @@ describe('files: upload, pause, resume, offline, reload, download, preview, shar
       .setInputFiles([`${inputs}notes.txt`, `${inputs}red.png`, `${inputs}big.bin`]);
     await waitForState(page, 'big.bin', 'uploading');
     await expect.poll(() => percentOf(page, 'big.bin'), { timeout: 30_000 }).toBeGreaterThan(0);
-    await page.screenshot({ path: `${shots}upload-tray.png` });
     // By keyboard, as a keyboard user would (the row's numbers change ten times a second).
     await page.getByRole('button', { name: 'Pause big.bin' }).focus();
     await page.keyboard.press('Enter');
@@ -86,6 +85,9 @@ describe('files: upload, pause, resume, offline, reload, download, preview, shar
     expect(await percentOf(page, 'big.bin')).toBe(pausedAt);
     await page.getByRole('button', { name: 'Resume big.bin' }).focus();
     await page.keyboard.press('Enter');
+    // Taken once paused, not before: a screenshot can take seconds on a busy machine, and the
+    // upload must still be under way when Pause is pressed.
+    await page.screenshot({ path: `${shots}upload-tray.png` });
     await waitForState(page, 'big.bin', 'done', 90_000);
     await waitForState(page, 'notes.txt', 'done');
     await waitForState(page, 'red.png', 'done');
@@ -99,6 +101,26 @@ describe('files: upload, pause, resume, offline, reload, download, preview, shar
       { name: 'red.png', size: String(PNG.length), status: 'ready' },
     ]);
     await page.screenshot({ path: `${shots}files.png` });
+  });
+
+  it('sends a file of up to one chunk with the request that creates the upload', async () => {
+    const methods: string[] = [];
+    const onRequest = (r: { url(): string; method(): string }) => {
+      if (r.url().includes('/upload/resumable')) methods.push(r.method());
+    };
+    page.on('request', onRequest);
+    const small = '# Small\n\nOne request is enough.\n';
+    writeFileSync(`${inputs}small.md`, small);
+    await page.getByTestId('file-picker').setInputFiles([`${inputs}small.md`]);
+    await waitForState(page, 'small.md', 'done');
+    page.off('request', onRequest);
+    expect(methods).toEqual(['POST']);
+    const stored = await stack.server.db.query<{ status: string; size: string }>(
+      `select f.status, o.metadata ->> 'size' as size from public.files f
+       join storage.objects o on o.bucket_id = 'files' and o.name = f.object_path
+       where f.name = 'small.md'`,
+    );
+    expect(stored.rows).toEqual([{ status: 'ready', size: String(small.length) }]);
   });
 
   it('downloads a file with the same bytes', async () => {

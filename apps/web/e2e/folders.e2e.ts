@@ -1,14 +1,15 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Stack, signUpNewUser, startStack, watchErrors } from './stack';
 
 const shots = fileURLToPath(new URL('../.artifacts/screenshots/', import.meta.url));
+const inputs = fileURLToPath(new URL('../.artifacts/inputs/', import.meta.url));
 
-const names = (page: Page) =>
+const names = (page: Page, kind = 'folder') =>
   page
-    .locator('.rows li[data-kind="folder"]')
+    .locator(`.rows li[data-kind="${kind}"]`)
     .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-name')));
 
 describe('folders', () => {
@@ -101,6 +102,52 @@ describe('folders', () => {
       "select count(*)::int as n from public.folders where name in ('Photos', '2026')",
     );
     expect(left.rows[0]?.n).toBe(0);
+  });
+
+  it('moves a file into another folder with the move dialog', async () => {
+    writeFileSync(`${inputs}minutes.txt`, 'Minutes of the meeting.\n');
+    await page.getByTestId('file-picker').setInputFiles([`${inputs}minutes.txt`]);
+    await page
+      .locator('.tray li.upload')
+      .filter({ hasText: 'minutes.txt' })
+      .locator('.upload-state[data-state="done"]')
+      .waitFor({ timeout: 60_000 });
+    await page.locator('.rows li[data-name="minutes.txt"]').waitFor();
+    const target = await stack.server.db.query<{ id: string }>(
+      "select id from public.folders where name = 'Old stuff'",
+    );
+    const targetId = target.rows[0]?.id;
+    expect(targetId).toMatch(/^[0-9a-f-]{36}$/);
+
+    await page.getByLabel('Select minutes.txt').check();
+    await page
+      .getByRole('toolbar', { name: 'Selection actions' })
+      .getByRole('button', { name: 'Move' })
+      .click();
+    const dialog = page.getByRole('dialog', { name: 'Move “minutes.txt”' });
+    const destination = dialog.getByLabel('Destination');
+    // Every folder is offered (indented under “My files”), the current place first.
+    await expect
+      .poll(() => destination.locator('option').allTextContents(), { timeout: 15_000 })
+      .toEqual(['My files', '\u00a0\u00a0Old stuff']);
+    await destination.selectOption({ label: '\u00a0\u00a0Old stuff' });
+    await page.screenshot({ path: `${shots}move-dialog.png` });
+    await dialog.getByRole('button', { name: 'Move' }).click();
+    await dialog.waitFor({ state: 'detached' });
+
+    // Gone from here…
+    await page.locator('.rows li[data-name="minutes.txt"]').waitFor({ state: 'detached' });
+    expect(await names(page, 'file')).toEqual([]);
+    const moved = await stack.server.db.query<{ folder_id: string | null }>(
+      "select folder_id from public.files where name = 'minutes.txt'",
+    );
+    expect(moved.rows).toEqual([{ folder_id: targetId }]);
+    // …and there.
+    await page.getByRole('button', { name: /^Old stuff, Folder/ }).click();
+    await page.waitForURL(`${stack.site.url}/files/${targetId}`);
+    await page.getByRole('navigation', { name: 'Breadcrumbs' }).getByText('Old stuff').waitFor();
+    await page.locator('.rows li[data-name="minutes.txt"]').waitFor();
+    expect(await names(page, 'file')).toEqual(['minutes.txt']);
   });
 
   it('threw no uncaught error in the page', () => {

@@ -30,6 +30,7 @@ export {
   type LiveQueriesOptions,
   type PresenceResult,
   type UseChannelOptions,
+  type UsePresenceOptions,
   useChannel,
   useLiveQueries,
   usePresence,

@@ -65,6 +65,27 @@ function Devices({ name }: { name: string }) {
   return <p>{`${name}: ${count}`}</p>;
 }
 
+function PrivateDevices({ name, owner }: { name: string; owner?: string }) {
+  const user = useUser();
+  const { count, status, error } = usePresence(
+    `devices:${owner ?? user?.id}`,
+    { name },
+    { enabled: Boolean(user), private: true },
+  );
+  return (
+    <div>
+      <p>{`${name}: ${count}`}</p>
+      <p>{`${name} status ${status}`}</p>
+      <p>{`${name} error ${error instanceof Error ? error.message : String(error)}`}</p>
+    </div>
+  );
+}
+
+function PublicDevices({ name, owner }: { name: string; owner: string }) {
+  const { count, status } = usePresence(`devices:${owner}`, { name });
+  return <p>{`${name}: ${count} ${status}`}</p>;
+}
+
 describe('useChannel (StrictMode, real realtime)', () => {
   it('joins once, reports SUBSCRIBED, and leaves on unmount', async () => {
     const client = newClient();
@@ -113,5 +134,42 @@ describe('usePresence (real presence)', () => {
     await screen.findByText('phone: 2');
     act(() => phone.unmount());
     await screen.findByText('laptop: 1', undefined, { timeout: 10_000 });
+  });
+});
+
+describe('usePresence on a private channel (RLS on realtime.messages)', () => {
+  it('lets the owner’s devices see each other and refuses another user with the server’s reason', async () => {
+    const laptop = newClient();
+    const email = await signUpFresh(laptop);
+    const owner = (await laptop.auth.getSession()).data.session?.user.id ?? '';
+    const phone = await secondDevice(email);
+    const stranger = newClient();
+    await signUpFresh(stranger);
+    const joins = vi.spyOn(laptop, 'channel');
+
+    render(<PrivateDevices name="laptop" />, { wrapper: wrapper(laptop) });
+    render(<PrivateDevices name="phone" />, { wrapper: wrapper(phone) });
+    await screen.findByText('laptop: 2', undefined, { timeout: 10_000 });
+    await screen.findByText('phone: 2');
+    expect(screen.getByText('laptop error null')).toBeTruthy();
+    expect(joins).toHaveBeenCalledWith(`devices:${owner}`, {
+      config: { presence: { key: expect.any(String) }, private: true },
+    });
+
+    render(<PrivateDevices name="stranger" owner={owner} />, { wrapper: wrapper(stranger) });
+    await screen.findByText('stranger status CHANNEL_ERROR', undefined, { timeout: 10_000 });
+    expect(screen.getByText(/^stranger error /).textContent).toBe(
+      `stranger error Unauthorized: You do not have permissions to read from this Channel topic: devices:${owner}`,
+    );
+    expect(screen.getByText(/^stranger: /).textContent).toBe('stranger: 0');
+
+    // Joining the same name as a public channel reaches another room: the owner's devices
+    // stay invisible to the stranger, and the stranger's presence to them.
+    render(<PublicDevices name="public stranger" owner={owner} />, {
+      wrapper: wrapper(stranger),
+    });
+    await screen.findByText('public stranger: 1 SUBSCRIBED', undefined, { timeout: 10_000 });
+    expect(screen.getByText(/^laptop: /).textContent).toBe('laptop: 2');
+    expect(screen.getByText(/^phone: /).textContent).toBe('phone: 2');
   });
 });

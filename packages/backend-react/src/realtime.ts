@@ -18,8 +18,11 @@ export interface UseChannelOptions {
   enabled?: boolean;
   /** Options passed to `client.channel(name, options)` (e.g. `{ config: { presence: { key } } }`). */
   channelOptions?: Record<string, unknown>;
-  /** Called with every status change (`SUBSCRIBED`, `CHANNEL_ERROR`, …). */
-  onStatus?: (status: string, channel: ChannelLike) => void;
+  /**
+   * Called with every status change (`SUBSCRIBED`, `CHANNEL_ERROR`, …), and the error the
+   * client reported with it (e.g. the backend's reason for refusing a join).
+   */
+  onStatus?: (status: string, channel: ChannelLike, error?: unknown) => void;
 }
 
 /**
@@ -61,10 +64,10 @@ export function useChannel(
       channel = opened;
       configure(opened);
       setStatus('joining');
-      opened.subscribe((next: string) => {
+      opened.subscribe((next: string, error?: unknown) => {
         if (!active) return;
         setStatus(next as ChannelStatus);
-        latest.current.options.onStatus?.(next, opened);
+        latest.current.options.onStatus?.(next, opened, error);
       });
     }, 0);
     return () => {
@@ -171,6 +174,22 @@ export function useLiveQueries(
   );
 }
 
+/** Options of {@link usePresence}. */
+export interface UsePresenceOptions {
+  /** Join only when true. Default true. */
+  enabled?: boolean;
+  /** This client's presence key. Default: random per mount (one entry per tab or device). */
+  key?: string;
+  /**
+   * Join as a private channel (`config.private`): the backend admits the client only when
+   * its RLS policies on `realtime.messages` allow it for this topic — SELECT on
+   * `extension = 'presence'` to join and see who is there, INSERT to track itself. Without
+   * it, anyone who knows the name can join and see the presences. Read when the channel
+   * opens: a change takes effect when `name` or `enabled` change. Default false.
+   */
+  private?: boolean;
+}
+
 /** What {@link usePresence} returns. */
 export interface PresenceResult<TMeta> {
   /** Every tracked presence, flattened across keys. */
@@ -178,22 +197,35 @@ export interface PresenceResult<TMeta> {
   /** Number of distinct presence keys (e.g. devices). */
   count: number;
   status: ChannelStatus;
+  /**
+   * Why the last join failed, as the client reported it (for a private channel the user may
+   * not read: the backend's `Unauthorized: …` reason); null until a join fails, and again
+   * once one succeeds (the client keeps retrying a refused join with backoff).
+   */
+  error: unknown;
 }
 
 /**
  * Joins a presence channel, tracks `meta` for this client (under `key`, default random per
- * mount), and returns who is there, kept in sync.
+ * mount), and returns who is there, kept in sync. With `private: true` the backend decides
+ * who may join, by RLS policies on `realtime.messages`.
  *
  * @example
- * const { count } = usePresence(`devices:${user.id}`, { device: navigator.userAgent });
- * return <span>{count} devices online</span>;
+ * // Only the user may join `devices:<their id>` (policies on realtime.messages allow it).
+ * const { count, error } = usePresence(
+ *   `devices:${user.id}`,
+ *   { since: new Date().toISOString() },
+ *   { private: true },
+ * );
+ * return <span>{error ? 'Devices unavailable' : `${count} devices online`}</span>;
  */
 export function usePresence<TMeta extends Record<string, unknown>>(
   name: string,
   meta: TMeta,
-  options: { enabled?: boolean; key?: string } = {},
+  options: UsePresenceOptions = {},
 ): PresenceResult<TMeta> {
   const [state, setState] = useState<Record<string, unknown[]>>({});
+  const [error, setError] = useState<unknown>(null);
   const metaRef = useRef(meta);
   metaRef.current = meta;
   const [ownKey] = useState(() => options.key ?? randomKey());
@@ -207,17 +239,30 @@ export function usePresence<TMeta extends Record<string, unknown>>(
     },
     {
       enabled: options.enabled ?? true,
-      channelOptions: { config: { presence: { key: options.key ?? ownKey } } },
-      onStatus: (next, channel) => {
-        if (next === 'SUBSCRIBED') void channel.track?.(metaRef.current);
+      channelOptions: {
+        config: {
+          presence: { key: options.key ?? ownKey },
+          ...(options.private ? { private: true } : {}),
+        },
+      },
+      onStatus: (next, channel, reason) => {
+        if (next === 'SUBSCRIBED') {
+          setError(null);
+          void channel.track?.(metaRef.current);
+        } else if (reason !== undefined) {
+          setError(reason);
+        }
       },
     },
   );
   useEffect(() => {
-    if (status === 'idle') setState({});
+    if (status === 'idle') {
+      setState({});
+      setError(null);
+    }
   }, [status]);
   const members = Object.values(state).flat() as TMeta[];
-  return { members, count: Object.keys(state).length, status };
+  return { members, count: Object.keys(state).length, status, error };
 }
 
 function randomKey(): string {

@@ -55,12 +55,12 @@ export default function Layout() {
     LIVE_KEYS,
     { enabled: Boolean(user) },
   );
+  // Private: the backend admits only this user (policies on realtime.messages, see
+  // backend/migrations/*_presence.sql).
   const presence = usePresence(
     `devices:${user?.id ?? 'none'}`,
     { since: new Date().toISOString() },
-    {
-      enabled: Boolean(user),
-    },
+    { enabled: Boolean(user), private: true },
   );
 
   // Drag and drop anywhere on the page.

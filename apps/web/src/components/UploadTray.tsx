@@ -4,6 +4,7 @@ import { formatBytes, formatDuration, formatRate } from '../format';
 import type { FileRow } from '../lib/api';
 import { userErrorOf } from '../lib/use-drive';
 import { onUploadProblems } from './add-files';
+import { traySummary } from './tray-summary';
 
 function percent(item: UploadItem<FileRow>): number {
   return item.size > 0
@@ -134,11 +135,7 @@ export function UploadTray({ view }: { view: UploadQueueView<FileRow> }) {
   }, [retrying]);
 
   if (view.items.length === 0 && problems.length === 0) return null;
-  const pct = view.bytesTotal > 0 ? Math.floor((view.bytesUploaded / view.bytesTotal) * 100) : 100;
-  const summary =
-    view.active > 0
-      ? `Uploading ${view.active} ${view.active === 1 ? 'file' : 'files'} · ${pct}%`
-      : 'Uploads complete';
+  const summary = traySummary(view.items, problems.length);
   const anyPaused = view.items.some((i) => i.state === 'paused');
   const anyRunning = view.items.some((i) => ['queued', 'uploading', 'retrying'].includes(i.state));
 

@@ -54,6 +54,7 @@ export interface AuthApi {
     data?: Record<string, unknown>;
   }): Promise<ResultLike<{ user: UserLike | null }>>;
   verifyOtp?(params: Record<string, unknown>): Promise<ResultLike<unknown>>;
+  setSession(tokens: { access_token: string; refresh_token: string }): Promise<ResultLike<unknown>>;
 }
 
 /** A controllable resumable upload (tus). */

@@ -37,8 +37,8 @@ export function driveUploadRunner(client: DriveClient): UploadRunner<FileRow> {
     const upload = client.storage.from(BUCKET).uploadResumable(row.object_path, file, {
       contentType: row.mime_type,
       chunkSize: CHUNK_SIZE,
-      // The local server answers a creation request that carries the whole file with 404 (reported).
-      uploadDataDuringCreation: false,
+      // The creation request carries the first chunk (the SDK's default): a file of up to one
+      // chunk goes up in a single request.
       retryDelays: RETRY_DELAYS,
       name: `${row.id}:${item.name}`,
       onProgress: (p: { bytes: number; total?: number }) =>

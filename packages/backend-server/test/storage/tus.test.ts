@@ -128,6 +128,31 @@ describe(`tus resumable uploads (${databaseKind()})`, () => {
     expect(head.status).toBe(404);
   });
 
+  it('finishes an upload whose creation request carries the whole file, in that one request', async () => {
+    // Regression: the finished upload was forgotten before tus read it back after the finish
+    // hook, so this POST answered 404 although the object was stored, and the client's new
+    // attempt then got 409 (the object exists). Browsers send small files this way.
+    const name = `${alice.id}/tus/whole.txt`;
+    const data = randomBytes(1000);
+    const res = await fetch(endpoint(), {
+      method: 'POST',
+      headers: {
+        ...tusHeaders(alice),
+        'tus-resumable': '1.0.0',
+        'upload-length': String(data.length),
+        'upload-metadata': `bucketName ${b64(bucket)},objectName ${b64(name)},contentType ${b64('text/plain')}`,
+        'content-type': 'application/offset+octet-stream',
+      },
+      body: data,
+    });
+    expect(await res.text()).toBe('');
+    expect(res.status).toBe(201);
+    expect(res.headers.get('upload-offset')).toBe(String(data.length));
+    expect(res.headers.get('tus-complete')).toBe('1');
+    expect(res.headers.get('location')).toMatch(new RegExp(`^${endpoint()}/[A-Za-z0-9_-]+$`));
+    expect(sha256(new Uint8Array((await download(name)) as ArrayBuffer))).toBe(sha256(data));
+  });
+
   it('speaks the tus protocol: OPTIONS, 412, creation, HEAD, offsets, expiry, termination', async () => {
     const options = await fetch(endpoint(), { method: 'OPTIONS' });
     expect(options.status).toBe(204);
