@@ -1,29 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { readRecoveryHash } from './recovery';
+import { readRecoveryError } from './recovery';
 
-describe('readRecoveryHash', () => {
-  it('reads the session of a recovery redirect', () => {
-    expect(
-      readRecoveryHash(
-        '#access_token=a.b.c&expires_at=1&expires_in=3600&refresh_token=r1&sb=&token_type=bearer&type=recovery',
-      ),
-    ).toEqual({ kind: 'session', access_token: 'a.b.c', refresh_token: 'r1' });
-  });
-
-  it('ignores a session handed over for another purpose', () => {
-    expect(readRecoveryHash('#access_token=a.b.c&refresh_token=r1&type=signup')).toBeNull();
-  });
-
+describe('readRecoveryError', () => {
   it('reads the error of a link that is expired or already used', () => {
     expect(
-      readRecoveryHash(
+      readRecoveryError(
         '#error=access_denied&error_code=otp_expired&error_description=Email+link+is+invalid+or+has+expired&sb=',
       ),
-    ).toEqual({ kind: 'error', code: 'otp_expired' });
+    ).toBe('otp_expired');
+    expect(readRecoveryError('#error=server_error')).toBe('server_error');
   });
 
-  it('finds nothing in an empty fragment', () => {
-    expect(readRecoveryHash('')).toBeNull();
-    expect(readRecoveryHash('#')).toBeNull();
+  it('finds nothing in a fragment without an error', () => {
+    expect(readRecoveryError('')).toBeNull();
+    expect(readRecoveryError('#')).toBeNull();
+    expect(readRecoveryError('#access_token=a.b.c&refresh_token=r1&type=recovery')).toBeNull();
   });
 });

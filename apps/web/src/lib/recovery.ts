@@ -1,29 +1,17 @@
 /**
- * What the backend hands back when someone follows the link of a password-recovery email:
- * its redirect to `/reset-password` carries either a session (`#access_token=…&
- * refresh_token=…&type=recovery`) or an error (`#error_code=…&error_description=…`) in the
- * URL fragment.
+ * What the backend hands back when a password-recovery link cannot sign in (expired or
+ * already used): its redirect to `/reset-password` carries the error in the URL fragment
+ * (`#error_code=…&error_description=…`). A link that works carries a session instead, which
+ * the SDK takes in by itself (`detectSessionInUrl`) before the app renders.
  */
-export type RecoveryLink =
-  | { kind: 'session'; access_token: string; refresh_token: string }
-  | { kind: 'error'; code: string };
 
 /**
- * Reads a recovery redirect's fragment; null when there is none (the page was opened
- * directly, to enter the code from the email).
+ * The error code of a failed recovery redirect; null when there is none.
  *
  * @example
- * const link = readRecoveryHash(window.location.hash);
- * if (link?.kind === 'session') await auth.setSession(link);
+ * readRecoveryError('#error=access_denied&error_code=otp_expired') // 'otp_expired'
  */
-export function readRecoveryHash(hash: string): RecoveryLink | null {
+export function readRecoveryError(hash: string): string | null {
   const params = new URLSearchParams(hash.replace(/^#/, ''));
-  const access = params.get('access_token');
-  const refresh = params.get('refresh_token');
-  if (access && refresh && params.get('type') === 'recovery') {
-    return { kind: 'session', access_token: access, refresh_token: refresh };
-  }
-  const error = params.get('error_code') || params.get('error');
-  if (error) return { kind: 'error', code: error };
-  return null;
+  return params.get('error_code') || params.get('error') || null;
 }

@@ -1,9 +1,9 @@
 import { useAuth, useBackendMutation, useSession } from '@app/backend-react';
-import { type FormEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
+import { type FormEvent, type ReactNode, useEffect, useId, useState } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { ErrorText } from '../components/ErrorText';
 import type { AuthApi } from '../lib/client-types';
-import { readRecoveryHash } from '../lib/recovery';
+import { readRecoveryError } from '../lib/recovery';
 import { markSignedIn, markSignOutByUser } from '../lib/session';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -264,26 +264,14 @@ export function ResetPassword() {
   const [code, setCode] = useState('');
   const [password, setPassword] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
-  // Arriving from the email's link: the backend's redirect carries a session (or an error)
-  // in the fragment. It is taken out of the address bar at once.
-  const [link] = useState(() => readRecoveryHash(window.location.hash));
-  const [linkState, setLinkState] = useState<'none' | 'checking' | 'failed'>(
-    link?.kind === 'session' ? 'checking' : link?.kind === 'error' ? 'failed' : 'none',
-  );
-  const opened = useRef(false);
+  // Arriving from the email's link: a working link's session was taken in by the SDK before
+  // this renders; a failed one leaves its error in the fragment, taken out of the address bar.
+  const [linkError] = useState(() => readRecoveryError(window.location.hash));
+  const [linkState, setLinkState] = useState<'none' | 'failed'>(linkError ? 'failed' : 'none');
   useEffect(() => {
-    if (!link || opened.current) return;
-    opened.current = true;
-    navigate({ pathname: '/reset-password', search: window.location.search }, { replace: true });
-    if (link.kind !== 'session') return;
-    void auth
-      .setSession({ access_token: link.access_token, refresh_token: link.refresh_token })
-      .then(({ error }) => {
-        if (error) console.error('[Drive] recovery link', error);
-        else markSignedIn();
-        setLinkState(error ? 'failed' : 'none');
-      });
-  }, [auth, link, navigate]);
+    if (linkError)
+      navigate({ pathname: '/reset-password', search: window.location.search }, { replace: true });
+  }, [linkError, navigate]);
   const verify = useBackendMutation(async (v: { email: string; token: string }) => {
     if (!auth.verifyOtp) return { data: null, error: new Error('Codes are not supported') };
     return auth.verifyOtp({ email: v.email, token: v.token, type: 'recovery' });
@@ -297,7 +285,7 @@ export function ResetPassword() {
       },
     },
   );
-  if (loading || linkState === 'checking') return null;
+  if (loading) return null;
   if (!session) {
     return (
       <AuthCard title="Enter your reset code">

@@ -21,6 +21,7 @@ import type {
   UserAttributes,
   VerifyOtpParams,
 } from './types';
+import { readAuthRedirect } from './url';
 
 const RECOVERY = '/PASSWORD_RECOVERY';
 const none = { user: null, session: null };
@@ -295,30 +296,38 @@ export class AuthClient extends SessionManager {
     refresh_token: string;
   }): Promise<AuthResult<UserAndSession>> {
     return attempt(none, async () => {
-      const claims = jwtPayload(tokens.access_token);
-      if (!claims || !tokens.refresh_token)
-        throw new AuthError('Invalid session tokens', { status: 400, code: 'invalid_argument' });
-      const now = Math.round(this.timers.now() / 1000);
-      const exp = Number(claims.exp ?? 0);
-      if (exp <= now) {
-        const r = await this.refreshWith(tokens.refresh_token);
-        if (r.error) throw r.error;
-        return r.data;
-      }
-      const user = (await authFetch(this.http, {
-        path: '/user',
-        token: tokens.access_token,
-      })) as User;
-      const session: Session = {
-        ...tokens,
-        token_type: 'bearer',
-        expires_in: exp - now,
-        expires_at: exp,
-        user,
-      };
-      await this.saveSession(session, 'SIGNED_IN');
-      return { user, session };
+      const session = await this.sessionOf(tokens);
+      if (session.refresh_token === tokens.refresh_token)
+        await this.saveSession(session, 'SIGNED_IN');
+      return { user: session.user, session };
     });
+  }
+
+  /** The session of a token pair: its user, or a refresh when the access token expired. */
+  private async sessionOf(tokens: { access_token: string; refresh_token: string }) {
+    const claims = jwtPayload(tokens.access_token);
+    if (!claims || !tokens.refresh_token)
+      throw new AuthError('Invalid session tokens', { status: 400, code: 'invalid_argument' });
+    const now = Math.round(this.timers.now() / 1000);
+    const exp = Number(claims.exp ?? 0);
+    if (exp <= now) {
+      const r = await this.refreshWith(tokens.refresh_token);
+      if (r.error || !r.data.session) throw r.error ?? new AuthError('No session', { status: 500 });
+      return r.data.session;
+    }
+    const user = (await authFetch(this.http, {
+      path: '/user',
+      token: tokens.access_token,
+    })) as User;
+    const session: Session = {
+      access_token: tokens.access_token,
+      refresh_token: tokens.refresh_token,
+      token_type: 'bearer',
+      expires_in: exp - now,
+      expires_at: exp,
+      user,
+    };
+    return session;
   }
 
   /**
@@ -332,25 +341,71 @@ export class AuthClient extends SessionManager {
     authCode: string,
   ): Promise<AuthResult<UserAndSession & { redirectType: string | null }>> {
     return attempt({ ...none, redirectType: null }, async () => {
-      const key = `${this.storageKey}-code-verifier`;
-      const stored = (await this.storage.getItem(key)) ?? '';
-      const [verifier, redirectType] = stored.split('/');
-      if (!verifier)
-        throw new AuthError('PKCE code verifier not found in storage', {
-          status: 400,
-          code: 'pkce_verifier_missing',
-        });
-      const body = await authFetch(this.http, {
-        method: 'POST',
-        path: '/token',
-        query: { grant_type: 'pkce' },
-        body: { auth_code: authCode, code_verifier: verifier },
-      });
-      await this.storage.removeItem(key);
+      const { body, redirectType } = await this.exchange(authCode);
       const recovery = redirectType === RECOVERY.slice(1);
       const r = await this.signedIn(body, recovery ? 'PASSWORD_RECOVERY' : 'SIGNED_IN');
-      return { ...r, redirectType: redirectType ?? null };
+      return { ...r, redirectType };
     });
+  }
+
+  /** Trades a PKCE code and the stored verifier for the token response. */
+  private async exchange(authCode: string) {
+    const key = `${this.storageKey}-code-verifier`;
+    const stored = (await this.storage.getItem(key)) ?? '';
+    const [verifier, redirectType] = stored.split('/');
+    if (!verifier)
+      throw new AuthError('PKCE code verifier not found in storage', {
+        status: 400,
+        code: 'pkce_verifier_missing',
+      });
+    const body = await authFetch(this.http, {
+      method: 'POST',
+      path: '/token',
+      query: { grant_type: 'pkce' },
+      body: { auth_code: authCode, code_verifier: verifier },
+    });
+    await this.storage.removeItem(key);
+    return { body, redirectType: redirectType ?? null };
+  }
+
+  /**
+   * Signs in from the page's URL when it is an email link's or OAuth's redirect (see
+   * `detectSessionInUrl`), takes the sign-in parameters out of the address bar, and emits
+   * SIGNED_IN (PASSWORD_RECOVERY for a recovery link) after INITIAL_SESSION.
+   */
+  protected override async fromRedirect(): Promise<boolean> {
+    const { location, history } = globalThis as {
+      location?: { href: string };
+      history?: { state: unknown; replaceState(s: unknown, t: string, u: string): void };
+    };
+    if (this.options.detectSessionInUrl === false || !location?.href || !history) return false;
+    const found = readAuthRedirect(location.href);
+    if (!found || (found.kind === 'code' && this.options.flowType !== 'pkce')) return false;
+    let session: Session | null;
+    let recovery: boolean;
+    if (found.kind === 'tokens') {
+      const p = found.params;
+      session = await this.sessionOf({
+        access_token: p.get('access_token') ?? '',
+        refresh_token: p.get('refresh_token') ?? '',
+      });
+      recovery = found.type === 'recovery';
+    } else {
+      const { body, redirectType } = await this.exchange(found.code);
+      session = asSession(body, this.timers.now());
+      recovery = redirectType === RECOVERY.slice(1);
+    }
+    history.replaceState(history.state, '', found.clean);
+    if (!session) return false;
+    await this.saveSession(session);
+    const signedIn = session;
+    void this.ready.then(() =>
+      this.timers.setTimeout(
+        () => this.emit(recovery ? 'PASSWORD_RECOVERY' : 'SIGNED_IN', signedIn),
+        0,
+      ),
+    );
+    return true;
   }
 }
 

@@ -79,11 +79,19 @@ export class SessionManager {
   }
 
   private async load(): Promise<void> {
+    // A sign-in link's redirect wins over the stored session; a link that fails to sign in
+    // (expired, already used) leaves the stored session as it was.
+    if (await this.fromRedirect().catch(() => false)) return;
     const stored = await this.readStored();
     if (!stored) return;
     this.session = stored;
     if (this.expiring(stored)) await this.refreshWith(stored.refresh_token);
     else this.arm(stored);
+  }
+
+  /** Signs in from the page's URL when it is a sign-in redirect; true when it did. */
+  protected async fromRedirect(): Promise<boolean> {
+    return false;
   }
 
   /** The session in storage, or null. */

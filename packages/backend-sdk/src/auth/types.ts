@@ -104,6 +104,17 @@ export interface AuthOptions {
   persistSession?: boolean;
   /** Refresh the access token before it expires (default true). */
   autoRefreshToken?: boolean;
+  /**
+   * In browsers, sign in from the page's URL when it is the redirect of an email link or
+   * OAuth (`#access_token=…` in the implicit flow, `?code=…` in the PKCE flow), then take
+   * those parameters out of the address bar (default true). The session is in place before
+   * `INITIAL_SESSION`; `SIGNED_IN`, or `PASSWORD_RECOVERY` for a recovery link, follows.
+   * Error redirects (`#error_code=…`) are left in the URL for the app to show.
+   *
+   * @example
+   * createClient(url, anonKey, { auth: { detectSessionInUrl: false } }); // the app reads it
+   */
+  detectSessionInUrl?: boolean;
   /** `implicit` (default) or `pkce` for email links and OAuth. */
   flowType?: 'implicit' | 'pkce';
   /**
