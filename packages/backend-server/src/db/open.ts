@@ -5,7 +5,6 @@ import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { openPglite } from './pglite';
-import { openPostgres } from './postgres';
 import { readSnapshot, saveSnapshot } from './snapshot';
 import type { Database } from './types';
 
@@ -83,6 +82,8 @@ async function currentPlatform(db: Database): Promise<string | null> {
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   const version = await platformVersion(options.platformSql);
   if (options.databaseUrl) {
+    // Loaded only for a PostgreSQL server, so embedded starts skip the driver.
+    const { openPostgres } = await import('./postgres');
     const db = await openPostgres({ url: options.databaseUrl });
     if ((await currentPlatform(db)) !== version)
       await applyPlatform(db, options.platformSql, version);

@@ -4,7 +4,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { isBuiltin } from 'node:module';
 import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build, type Loader, type Plugin } from 'esbuild';
+import type { build as esbuildBuild, Loader, Plugin } from 'esbuild';
 import { type ImportMap, importMapFiles, loadImportMaps, mapSpecifier } from './import-map';
 import { planSpecifier, STD_HTTP_SHIM } from './specifiers';
 
@@ -157,8 +157,10 @@ export class Compiler {
     } catch (error) {
       throw new CompileError((error as Error).message);
     }
-    let result: Awaited<ReturnType<typeof build<{ metafile: true; write: false }>>>;
+    let result: Awaited<ReturnType<typeof esbuildBuild<{ metafile: true; write: false }>>>;
     try {
+      // Loaded on the first compile: servers that never run a function skip esbuild.
+      const { build } = await import('esbuild');
       result = await build({
         entryPoints: [entry],
         bundle: true,

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getConnInfo } from '@hono/node-server/conninfo';
-import { build } from 'esbuild';
 import { type Context, Hono } from 'hono';
 import { bearerToken, verifyJwt } from '../http/jwt';
 import type { AppEnv, ServerContext, ServiceInstance, ServiceModule } from '../service';
@@ -38,6 +37,7 @@ async function workerRuntime(cacheDir: string): Promise<string> {
   const source = join(here, 'worker-runtime.ts');
   if (!existsSync(source)) throw new Error('functions: worker runtime not found');
   const outfile = join(cacheDir, 'runtime.mjs');
+  const { build } = await import('esbuild');
   await build({
     entryPoints: [source],
     bundle: true,
