@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocket, WebSocketServer } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 import { Channel, type ChannelSocket } from './channel';
 import type { RealtimeContext } from './context';
 import type { Outlet } from './hub';
@@ -57,7 +57,7 @@ class Connection implements ChannelSocket, Outlet {
   }
 
   send(frame: Frame): void {
-    if (this.ws.readyState !== WebSocket.OPEN) return;
+    if (this.ws.readyState !== this.ws.OPEN) return;
     if (typeof frame === 'string' || Buffer.isBuffer(frame)) this.ws.send(frame);
     else this.ws.send(frame.text, { binary: false });
   }
@@ -138,7 +138,7 @@ class Connection implements ChannelSocket, Outlet {
     }
     const channel = await Channel.join(this, msg);
     if (channel) {
-      if (this.ws.readyState !== WebSocket.OPEN) channel.dispose();
+      if (this.ws.readyState !== this.ws.OPEN) channel.dispose();
       else this.channels.set(msg.topic, channel);
     }
   }
@@ -155,7 +155,14 @@ class Connection implements ChannelSocket, Outlet {
 
 /** The socket endpoint `/realtime/v1/websocket`. */
 export function createSocketEndpoint(ctx: RealtimeContext, basePath: string) {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME });
+  // `ws` is loaded with the first socket, so a server nobody connects to never loads it.
+  let wss: Promise<WebSocketServer> | null = null;
+  const server = () => {
+    wss ??= import('ws').then(
+      ({ WebSocketServer }) => new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME }),
+    );
+    return wss;
+  };
   const path = `${basePath}/websocket`;
   const terminateAll = () => {
     for (const connection of [...ctx.connections]) connection.terminate();
@@ -185,7 +192,7 @@ export function createSocketEndpoint(ctx: RealtimeContext, basePath: string) {
         for (const [name, value] of Object.entries(req.headers)) {
           if (typeof value === 'string') headers[name] = value;
         }
-        wss.handleUpgrade(req, socket, head, (ws) => {
+        (await server()).handleUpgrade(req, socket, head, (ws) => {
           ctx.connections.add(new Connection(ctx, ws, vsn, token, headers));
         });
       })().catch((error) => {
@@ -196,7 +203,8 @@ export function createSocketEndpoint(ctx: RealtimeContext, basePath: string) {
     },
     async close(): Promise<void> {
       terminateAll();
-      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      const open = await wss;
+      if (open) await new Promise<void>((resolve) => open.close(() => resolve()));
     },
   };
 }
