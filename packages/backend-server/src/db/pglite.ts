@@ -1,9 +1,11 @@
 import { PGlite, type Transaction as PgliteTransaction } from '@electric-sql/pglite';
+import { pgliteReadBatch } from './pglite-batch';
 import type {
   Database,
   Queryable,
   QueryResult,
   Row,
+  Settled,
   Transaction,
   TransactionOptions,
 } from './types';
@@ -64,6 +66,26 @@ export async function openPglite(
             await tx.exec(script);
           },
         });
+      });
+    },
+    async readBatch(statements, opts = {}) {
+      const batched = await pgliteReadBatch(pglite, statements, opts.rollback ?? false);
+      if (batched) return batched;
+      // Parameters that need PGlite's typed serializers: one statement at a time.
+      return pglite.transaction(async (tx) => {
+        await tx.query('set transaction read only');
+        const q = wrap(tx);
+        const out: Settled<QueryResult>[] = [];
+        for (const st of statements) {
+          out.push(
+            await q.query(st.text, st.params).then(
+              (value): Settled<QueryResult> => ({ ok: true, value }),
+              (error: unknown): Settled<QueryResult> => ({ ok: false, error }),
+            ),
+          );
+        }
+        if (opts.rollback || out.some((r) => !r.ok)) await tx.rollback();
+        return out;
       });
     },
     async listen(channel, onPayload) {

@@ -1,14 +1,17 @@
-import type { Transaction } from '../../db/index';
+import { readAsRequest, type Transaction } from '../../db/index';
 import {
   buildContext,
   checkLevelsUsed,
   contentRange,
   type Outcome,
+  outcomeOf,
   pageOf,
   type RestRequest,
   type Runtime,
   rangeError,
+  requestContext,
   runInTransaction,
+  timezoneStatements,
 } from '../context';
 import type { ParsedQuery } from '../parse/ast';
 import { parseQuery } from '../parse/query';
@@ -75,6 +78,26 @@ async function plannedRows(tx: Transaction, sql: string, params: unknown[]): Pro
   return Number(plan[0]?.Plan['Plan Rows'] ?? 0);
 }
 
+/**
+ * A read whose transaction ends the same way whatever the statement returns can go in one
+ * round trip (settings, statement and COMMIT together). Not when a planned count needs
+ * EXPLAIN first, nor for a singular response, whose row-count check rolls back.
+ */
+function oneRoundTrip(req: RestRequest, readOnly: boolean): boolean {
+  const count = req.prefs.count;
+  return readOnly && count !== 'planned' && count !== 'estimated' && req.media.kind !== 'object';
+}
+
+async function readOnce(rt: Runtime, req: RestRequest, st: Statement): Promise<Outcome> {
+  const results = await readAsRequest(
+    rt.db,
+    requestContext(req),
+    [...timezoneStatements(req), { text: st.sql, params: st.params }],
+    { rollback: req.prefs.tx === 'rollback' },
+  );
+  return outcomeOf(results[results.length - 1]?.rows[0]);
+}
+
 /** Runs a read plan and answers with the rows, Content-Range and the 200/206/416 status. */
 export async function runRead(
   rt: Runtime,
@@ -85,18 +108,20 @@ export async function runRead(
 ): Promise<Response> {
   const st = readStatement(rt, req, plan);
   if (req.media.kind === 'plan') return explain(rt, req, st.main, readOnly);
-  const outcome: Outcome = await runInTransaction(rt, req, readOnly, async (tx) => {
-    let planned: number | null = null;
-    if (req.prefs.count === 'planned' || req.prefs.count === 'estimated') {
-      planned = await plannedRows(tx, st.countless, st.main.params);
-    }
-    const out = await runStatement(tx, st.main);
-    if (req.prefs.count === 'planned') out.total = planned;
-    if (req.prefs.count === 'estimated' && planned !== null && planned > rt.config.rest.maxRows)
-      out.total = Math.max(planned, out.total ?? 0);
-    checkSingular(req, out);
-    return out;
-  });
+  const outcome: Outcome = oneRoundTrip(req, readOnly)
+    ? await readOnce(rt, req, st.main)
+    : await runInTransaction(rt, req, readOnly, async (tx) => {
+        let planned: number | null = null;
+        if (req.prefs.count === 'planned' || req.prefs.count === 'estimated') {
+          planned = await plannedRows(tx, st.countless, st.main.params);
+        }
+        const out = await runStatement(tx, st.main);
+        if (req.prefs.count === 'planned') out.total = planned;
+        if (req.prefs.count === 'estimated' && planned !== null && planned > rt.config.rest.maxRows)
+          out.total = Math.max(planned, out.total ?? 0);
+        checkSingular(req, out);
+        return out;
+      });
   const headers = baseHeaders(rt, req);
   for (const [k, v] of Object.entries(extraHeaders)) headers.set(k, v);
   headers.set('content-range', contentRange(st.offset, outcome.pageTotal, outcome.total));
