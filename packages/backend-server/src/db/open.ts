@@ -4,7 +4,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { openPglite } from './pglite';
+import { openPgliteThread } from './pglite-remote';
 import { openPostgres } from './postgres';
 import type { Database } from './types';
 
@@ -88,7 +88,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     return db;
   }
   if (options.dataDir && existsSync(join(options.dataDir, 'PG_VERSION'))) {
-    const db = await openPglite({ dataDir: options.dataDir });
+    const db = await openPgliteThread({ dataDir: options.dataDir });
     if ((await currentPlatform(db)) !== version)
       await applyPlatform(db, options.platformSql, version);
     return db;
@@ -96,19 +96,19 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   const cacheDir = options.cacheDir ?? join(homedir(), '.cache', 'app-backend-server');
   const snapshotFile = join(cacheDir, `platform-${version}.tar.gz`);
   if (existsSync(snapshotFile)) {
-    const blob = new Blob([await readFile(snapshotFile)]);
+    const snapshot = new Uint8Array(await readFile(snapshotFile));
     try {
-      return await openPglite({ dataDir: options.dataDir, loadDataDir: blob });
+      return await openPgliteThread({ dataDir: options.dataDir, loadDataDir: snapshot });
     } catch {
       // A damaged snapshot: fall through and make a new one.
     }
   }
-  const db = await openPglite({ dataDir: options.dataDir });
+  const db = await openPgliteThread({ dataDir: options.dataDir });
   await applyPlatform(db, options.platformSql, version);
-  const snapshot = await db.pglite.dumpDataDir('gzip');
+  const snapshot = await db.dumpDataDir();
   await mkdir(cacheDir, { recursive: true });
   const partial = `${snapshotFile}.${process.pid}.${Date.now()}.partial`;
-  await writeFile(partial, new Uint8Array(await snapshot.arrayBuffer()));
+  await writeFile(partial, snapshot);
   await rename(partial, snapshotFile);
   return db;
 }
