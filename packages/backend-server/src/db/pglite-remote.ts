@@ -16,10 +16,14 @@ import {
 } from './thread-protocol';
 import type { Database, QueryResult, Settled, Transaction, TransactionOptions } from './types';
 
+const here = () => dirname(fileURLToPath(import.meta.url));
+
 /** The worker's source: beside this file, or under src/ when running from dist/. */
 function threadSource(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [join(here, 'pglite-thread.ts'), resolve(here, '../src/db/pglite-thread.ts')];
+  const candidates = [
+    join(here(), 'pglite-thread.ts'),
+    resolve(here(), '../src/db/pglite-thread.ts'),
+  ];
   const found = candidates.find((path) => existsSync(path));
   if (!found) throw new Error('pglite: pglite-thread.ts not found');
   return found;
@@ -34,9 +38,14 @@ function pgliteEntry(): string {
 
 let compiled: Promise<string> | null = null;
 
-/** Compiles the worker once per process; PGlite itself stays an import of the package. */
+/**
+ * The worker script: built beside the bundle (dist/pglite-thread.js), or else compiled
+ * from source once per process; PGlite itself stays an import of the installed package.
+ */
 function threadScript(): Promise<string> {
   compiled ??= (async () => {
+    const built = join(here(), 'pglite-thread.js');
+    if (existsSync(built)) return built;
     const pglite = pathToFileURL(pgliteEntry()).href;
     const outfile = join(await mkdtemp(join(tmpdir(), 'backend-pglite-')), 'thread.mjs');
     await build({
@@ -89,6 +98,7 @@ export async function openPgliteThread(
   const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   const listeners = new Map<string, Set<(payload: string) => void>>();
   let nextId = 1;
+  let nextTx = 1;
   let failure: Error | null = null;
   // Referenced only while calls are outstanding, like a socket with queries in flight.
   worker.unref();
@@ -139,7 +149,13 @@ export async function openPgliteThread(
       await call({ op: 'exec', script });
     },
     async transaction<T>(fn: (tx: Transaction) => Promise<T>, opts: TransactionOptions = {}) {
-      const txid = await call<number>({ op: 'begin', readOnly: opts.readOnly ?? false });
+      // Statements follow BEGIN without waiting for it (messages arrive in order); when
+      // BEGIN fails, they fail with its error.
+      const txid = nextTx++;
+      const began = call({ op: 'begin', txid, readOnly: opts.readOnly ?? false }).then(
+        () => null,
+        (error: Error) => error,
+      );
       const tx: Transaction = {
         query: (text, params = []) => call({ op: 'txquery', txid, text, params }),
         async exec(script) {
@@ -151,8 +167,10 @@ export async function openPgliteThread(
         result = await fn(tx);
       } catch (error) {
         await call({ op: 'end', txid, commit: false }).catch(() => {});
-        throw error;
+        throw (await began) ?? error;
       }
+      const failed = await began;
+      if (failed) throw failed;
       await call({ op: 'end', txid, commit: true });
       return result;
     },

@@ -29,6 +29,9 @@ class Inbox {
       w(call);
     } else this.queue.push(call);
   }
+  drain(): Call[] {
+    return this.queue.splice(0);
+  }
   next(): Promise<Call> {
     const queued = this.queue.shift();
     if (queued) return Promise.resolve(queued);
@@ -41,15 +44,20 @@ class Inbox {
 const ROLLBACK = Symbol('rollback');
 const transactions = new Map<number, Inbox>();
 const unlisteners = new Map<string, () => Promise<void>>();
-let nextTx = 1;
 
-async function serveTransaction(id: number, readOnly: boolean) {
-  const db = await ready;
-  const txid = nextTx++;
-  const inbox = new Inbox();
-  transactions.set(txid, inbox);
+/** Drains an inbox whose transaction cannot run its calls any more. */
+function refuse(inbox: Inbox, error: unknown) {
+  for (const call of inbox.drain()) post({ id: call.id, ok: false, error: serializeError(error) });
+}
+
+/**
+ * One interactive transaction. Its inbox exists from the `begin` message on, so the main
+ * thread sends its statements without waiting for the transaction to start.
+ */
+async function serveTransaction(id: number, txid: number, readOnly: boolean, inbox: Inbox) {
   let endId = -1;
   try {
+    const db = await ready;
     await db.transaction(
       async (tx: Transaction) => {
         post({ id, ok: true, value: txid });
@@ -77,8 +85,10 @@ async function serveTransaction(id: number, readOnly: boolean) {
     );
     post({ id: endId, ok: true, value: undefined });
   } catch (error) {
-    if (endId < 0) post({ id, ok: false, error: serializeError(error) });
-    else if (error === ROLLBACK) post({ id: endId, ok: true, value: undefined });
+    if (endId < 0) {
+      post({ id, ok: false, error: serializeError(error) });
+      refuse(inbox, error);
+    } else if (error === ROLLBACK) post({ id: endId, ok: true, value: undefined });
     else post({ id: endId, ok: false, error: serializeError(error) });
   } finally {
     transactions.delete(txid);
@@ -129,7 +139,9 @@ async function serve(call: Call): Promise<void> {
 
 port.on('message', (call: Call) => {
   if (call.op === 'begin') {
-    void serveTransaction(call.id, call.readOnly);
+    const inbox = new Inbox();
+    transactions.set(call.txid, inbox);
+    void serveTransaction(call.id, call.txid, call.readOnly, inbox);
     return;
   }
   if (call.op === 'txquery' || call.op === 'txexec' || call.op === 'end') {

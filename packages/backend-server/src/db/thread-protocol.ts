@@ -20,7 +20,7 @@ export type Call =
   | { id: number; op: 'exec'; script: string }
   | { id: number; op: 'batch'; statements: readonly Statement[]; rollback: boolean }
   | { id: number; op: 'listen' | 'unlisten'; channel: string }
-  | { id: number; op: 'begin'; readOnly: boolean }
+  | { id: number; op: 'begin'; txid: number; readOnly: boolean }
   | { id: number; op: 'txquery'; txid: number; text: string; params: readonly unknown[] }
   | { id: number; op: 'txexec'; txid: number; script: string }
   | { id: number; op: 'end'; txid: number; commit: boolean };
