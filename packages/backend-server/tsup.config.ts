@@ -6,6 +6,8 @@ export default defineConfig({
     cli: 'src/cli.ts',
     // Loaded by each function's worker thread (see src/functions/index.ts).
     'functions-runtime': 'src/functions/worker-runtime.ts',
+    // The embedded database's worker thread (see src/db/pglite-remote.ts).
+    'pglite-thread': 'src/db/pglite-thread.ts',
   },
   format: ['esm'],
   dts: { entry: { index: 'src/index.ts' } },

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { openPglite } from './pglite';
+import { openPgliteThread } from './pglite-remote';
 import { readSnapshot, saveSnapshot } from './snapshot';
 import type { Database } from './types';
 
@@ -90,7 +90,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     return db;
   }
   if (options.dataDir && existsSync(join(options.dataDir, 'PG_VERSION'))) {
-    const db = await openPglite({ dataDir: options.dataDir });
+    const db = await openPgliteThread({ dataDir: options.dataDir });
     if ((await currentPlatform(db)) !== version)
       await applyPlatform(db, options.platformSql, version);
     return db;
@@ -99,18 +99,18 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   const snapshot = await readSnapshot(cacheDir, version);
   if (snapshot) {
     try {
-      return await openPglite({ dataDir: options.dataDir, loadDataDir: snapshot });
+      return await openPgliteThread({ dataDir: options.dataDir, loadDataDir: snapshot });
     } catch {
       // A damaged snapshot: fall through and make a new one.
     }
   }
   const made = await saveSnapshot(cacheDir, version, async (dataDir) => {
-    const builder = await openPglite({ dataDir });
+    const builder = await openPgliteThread({ dataDir });
     try {
       await applyPlatform(builder, options.platformSql, version);
     } finally {
       await builder.close();
     }
   });
-  return openPglite({ dataDir: options.dataDir, loadDataDir: made });
+  return openPgliteThread({ dataDir: options.dataDir, loadDataDir: made });
 }

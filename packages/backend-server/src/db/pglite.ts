@@ -1,9 +1,11 @@
 import { PGlite, type Transaction as PgliteTransaction } from '@electric-sql/pglite';
+import { exchange, StatementNames } from './pglite-protocol';
 import type {
   Database,
   Queryable,
   QueryResult,
   Row,
+  Settled,
   Transaction,
   TransactionOptions,
 } from './types';
@@ -18,9 +20,19 @@ const parsers = Object.fromEntries(TEXT_TYPES.map((oid) => [oid, asText]));
 
 type PgliteQueryable = Pick<PGlite | PgliteTransaction, 'query'>;
 
-function wrap(target: PgliteQueryable): Queryable {
+/**
+ * Statements go to the backend as one protocol exchange when their parameters are plain;
+ * others through PGlite's query, which serialises parameters by their described types.
+ */
+function wrap(pglite: PGlite, target: PgliteQueryable, inTransaction: boolean): Queryable {
   return {
     async query<R = Row>(text: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
+      const fast = await exchange(pglite, [{ text, params }], { inTransaction });
+      if (fast) {
+        const [r] = fast;
+        if (!r?.ok) throw r?.error;
+        return r.value as QueryResult<R>;
+      }
       const result = await target.query<R>(text, params as unknown[], { rowMode: 'object' });
       return {
         rows: result.rows,
@@ -46,7 +58,9 @@ export async function openPglite(
     parsers,
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   });
-  const base = wrap(pglite);
+  const base = wrap(pglite, pglite, false);
+  // Read batches are REST's statements and the request context: wrapped to fixed columns.
+  const names = new StatementNames();
   return {
     kind: 'pglite',
     url: null,
@@ -59,11 +73,35 @@ export async function openPglite(
       return pglite.transaction(async (tx) => {
         if (opts.readOnly) await tx.query('set transaction read only');
         return fn({
-          ...wrap(tx),
+          ...wrap(pglite, tx, true),
           async exec(script) {
             await tx.exec(script);
           },
         });
+      });
+    },
+    async readBatch(statements, opts = {}) {
+      const batched = await exchange(pglite, statements, {
+        before: 'begin read only',
+        after: opts.rollback ? 'rollback' : 'commit',
+        names,
+      });
+      if (batched) return batched;
+      // Parameters that need PGlite's typed serializers: one statement at a time.
+      return pglite.transaction(async (tx) => {
+        await tx.query('set transaction read only');
+        const q = wrap(pglite, tx, true);
+        const out: Settled<QueryResult>[] = [];
+        for (const st of statements) {
+          out.push(
+            await q.query(st.text, st.params).then(
+              (value): Settled<QueryResult> => ({ ok: true, value }),
+              (error: unknown): Settled<QueryResult> => ({ ok: false, error }),
+            ),
+          );
+        }
+        if (opts.rollback || out.some((r) => !r.ok)) await tx.rollback();
+        return out;
       });
     },
     async listen(channel, onPayload) {

@@ -4,6 +4,7 @@ import type {
   Queryable,
   QueryResult,
   Row,
+  Settled,
   Transaction,
   TransactionOptions,
 } from './types';
@@ -12,17 +13,24 @@ const TEXT_TYPES = [20, 1700, 1082, 1083, 1114, 1184, 1266, 1186, 17];
 
 type Sql = postgres.Sql<Record<string, never>>;
 
-function wrap(sql: Sql | postgres.TransactionSql<Record<string, never>>): Queryable {
+type Conn = Sql | postgres.TransactionSql<Record<string, never>>;
+
+/** Sends one statement (named, so Postgres parses and plans it once per connection). */
+const send = (sql: Conn, text: string, params: readonly unknown[]) =>
+  sql.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true }).execute();
+
+function toResult<R>(result: postgres.RowList<postgres.Row[]>): QueryResult<R> {
+  return {
+    rows: result as unknown as R[],
+    affectedRows: result.count ?? result.length,
+    fields: (result.columns ?? []).map((c) => ({ name: c.name, dataTypeID: c.type })),
+  };
+}
+
+function wrap(sql: Conn): Queryable {
   return {
     async query<R = Row>(text: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
-      const result = await sql.unsafe(text, params as postgres.ParameterOrJSON<never>[], {
-        prepare: true,
-      });
-      return {
-        rows: result as unknown as R[],
-        affectedRows: result.count ?? result.length,
-        fields: (result.columns ?? []).map((c) => ({ name: c.name, dataTypeID: c.type })),
-      };
+      return toResult<R>(await send(sql, text, params));
     },
   };
 }
@@ -75,6 +83,28 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
       } catch (error) {
         await conn.unsafe('rollback').catch(() => {});
         throw error;
+      } finally {
+        conn.release();
+      }
+    },
+    async readBatch(statements, opts = {}) {
+      const conn = (await sql.reserve()) as unknown as Sql & { release(): void };
+      try {
+        // Queued in one go: postgres.js sends them in one write and reads the answers in
+        // order. Each statement has its own Sync, so BEGIN … COMMIT bound the transaction.
+        const begin = send(conn, 'begin read only', []);
+        const results = statements.map((st) =>
+          send(conn, st.text, st.params).then(
+            (r): Settled<QueryResult> => ({ ok: true, value: toResult(r) }),
+            (error: unknown): Settled<QueryResult> => ({ ok: false, error }),
+          ),
+        );
+        const end = send(conn, opts.rollback ? 'rollback' : 'commit', []);
+        const [first, last] = await Promise.allSettled([begin, end]);
+        const settled = await Promise.all(results);
+        if (first.status === 'rejected') throw first.reason;
+        if (last.status === 'rejected') throw last.reason;
+        return settled;
       } finally {
         conn.release();
       }

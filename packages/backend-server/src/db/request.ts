@@ -1,4 +1,4 @@
-import type { Database, Transaction, TransactionOptions } from './types';
+import type { Database, QueryResult, Statement, Transaction, TransactionOptions } from './types';
 
 /** Who is asking, as the hosted services set it for each request. */
 export interface RequestContext {
@@ -25,6 +25,14 @@ const SET_CONTEXT = `select
 const SET_CONTEXT_READ_ONLY = `${SET_CONTEXT},
   set_config('transaction_read_only', 'on', true)`;
 
+const contextParams = (ctx: RequestContext) => [
+  ctx.role,
+  JSON.stringify(ctx.claims),
+  ctx.method,
+  ctx.path,
+  JSON.stringify(ctx.headers),
+];
+
 /**
  * Runs `fn` in one transaction as the request's role with its claims, like the hosted
  * services: `SET LOCAL ROLE` plus the `request.*` settings, so RLS decides access.
@@ -44,13 +52,7 @@ export function asRequest<T>(
   return db.transaction(async (tx) => {
     // Resolves to the settings' error, or null; never rejects.
     const settings = tx
-      .query(readOnly ? SET_CONTEXT_READ_ONLY : SET_CONTEXT, [
-        ctx.role,
-        JSON.stringify(ctx.claims),
-        ctx.method,
-        ctx.path,
-        JSON.stringify(ctx.headers),
-      ])
+      .query(readOnly ? SET_CONTEXT_READ_ONLY : SET_CONTEXT, contextParams(ctx))
       .then(
         () => null,
         (error: unknown) => ({ error }),
@@ -64,4 +66,28 @@ export function asRequest<T>(
     if ('error' in outcome) throw outcome.error;
     return outcome.value;
   }, rest);
+}
+
+/**
+ * Read-only statements as the request's role, in one round trip: the context settings,
+ * `statements` and COMMIT (ROLLBACK when `rollback`) leave together (`db.readBatch`), so
+ * nothing may decide between them. Throws the settings' error when they fail, else the
+ * first statement error; resolves to the statements' results.
+ */
+export async function readAsRequest(
+  db: Database,
+  ctx: RequestContext,
+  statements: readonly Statement[],
+  options: { rollback?: boolean } = {},
+): Promise<QueryResult[]> {
+  const settled = await db.readBatch(
+    [{ text: SET_CONTEXT, params: contextParams(ctx) }, ...statements],
+    options,
+  );
+  const results: QueryResult[] = [];
+  for (const r of settled) {
+    if (!r.ok) throw r.error;
+    results.push(r.value);
+  }
+  return results.slice(1);
 }

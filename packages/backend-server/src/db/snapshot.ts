@@ -83,13 +83,13 @@ export const snapshotPath = (cacheDir: string, version: string) =>
   join(cacheDir, `platform-${version}.tar`);
 
 /** The cached snapshot, or null when there is none yet. */
-export async function readSnapshot(cacheDir: string, version: string): Promise<Blob | null> {
+export async function readSnapshot(cacheDir: string, version: string): Promise<Uint8Array | null> {
   const file = snapshotPath(cacheDir, version);
   if (!existsSync(file)) return null;
   const data = await readFile(file);
   const now = new Date();
   await utimes(file, now, now).catch(() => {}); // in use: kept by pruneSnapshots
-  return new Blob([data]);
+  return data;
 }
 
 /**
@@ -102,7 +102,7 @@ export async function saveSnapshot(
   cacheDir: string,
   version: string,
   build: (dataDir: string) => Promise<void>,
-): Promise<Blob> {
+): Promise<Uint8Array> {
   await mkdir(cacheDir, { recursive: true });
   const workDir = await mkdtemp(join(cacheDir, 'build-'));
   try {
@@ -113,7 +113,7 @@ export async function saveSnapshot(
     await writeFile(partial, tar);
     await rename(partial, file);
     await pruneSnapshots(cacheDir, file);
-    return new Blob([tar as Uint8Array<ArrayBuffer>]);
+    return tar;
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }

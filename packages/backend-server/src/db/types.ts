@@ -27,6 +27,12 @@ export interface Transaction extends Queryable {
   exec(script: string): Promise<void>;
 }
 
+/** One parameterised statement. */
+export interface Statement {
+  text: string;
+  params: readonly unknown[];
+}
+
 export interface TransactionOptions {
   /** Start the transaction READ ONLY (GET/HEAD rpc, like the hosted REST service). */
   readOnly?: boolean;
@@ -38,12 +44,26 @@ export interface Database extends Queryable {
   exec(script: string): Promise<void>;
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: Transaction) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /**
+   * Runs `statements` in one READ ONLY transaction without waiting between them: on
+   * PostgreSQL BEGIN, the statements and COMMIT (or ROLLBACK when `rollback`) leave in one
+   * write, one round trip. Nothing can decide between the statements, so the transaction
+   * ends the same way whatever they return; a failure aborts the rest of the transaction.
+   * Resolves to each statement's result or error, in order; never rejects for a statement.
+   */
+  readBatch(
+    statements: readonly Statement[],
+    options?: { rollback?: boolean },
+  ): Promise<Settled<QueryResult>[]>;
   /** LISTEN on a channel; resolves to an unlisten function. */
   listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
   /** A connection string other processes can use (SUPABASE_DB_URL), when there is one. */
   readonly url: string | null;
   close(): Promise<void>;
 }
+
+/** The outcome of one statement of a batch. */
+export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
 /** A Postgres error as both drivers report it, reduced to what the services need. */
 export interface PgErrorFields {

@@ -1,5 +1,11 @@
 import type { ServerConfig } from '../config';
-import { asRequest, type Database, type Transaction } from '../db/index';
+import {
+  asRequest,
+  type Database,
+  type Statement as DbStatement,
+  type RequestContext,
+  type Transaction,
+} from '../db/index';
 import type { Principal } from './auth';
 import { RestError } from './errors';
 import type { MediaType } from './http/media';
@@ -58,6 +64,23 @@ export function outcomeOf(row: Record<string, unknown> | undefined): Outcome {
   };
 }
 
+/** Who the request runs as, for asRequest / readAsRequest. */
+export function requestContext(req: RestRequest): RequestContext {
+  return {
+    role: req.principal.role,
+    claims: { ...req.principal.claims, role: req.principal.role },
+    method: req.method,
+    path: req.path,
+    headers: req.headers,
+  };
+}
+
+/** `Prefer: timezone=…` as a statement to run first, or none. */
+export const timezoneStatements = (req: RestRequest): DbStatement[] =>
+  req.prefs.timezone
+    ? [{ text: `select set_config('timezone', $1, true)`, params: [req.prefs.timezone] }]
+    : [];
+
 class Rollback<T> {
   constructor(readonly result: T) {}
 }
@@ -77,17 +100,9 @@ export async function runInTransaction<T>(
   try {
     return await asRequest(
       rt.db,
-      {
-        role: req.principal.role,
-        claims: { ...req.principal.claims, role: req.principal.role },
-        method: req.method,
-        path: req.path,
-        headers: req.headers,
-      },
+      requestContext(req),
       async (tx) => {
-        if (req.prefs.timezone) {
-          await tx.query(`select set_config('timezone', $1, true)`, [req.prefs.timezone]);
-        }
+        for (const st of timezoneStatements(req)) await tx.query(st.text, st.params);
         const result = await fn(tx);
         if (undo) throw new Rollback(result);
         return result;

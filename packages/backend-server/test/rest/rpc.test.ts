@@ -169,6 +169,29 @@ describe(`errors (${databaseKind()})`, () => {
     expect(await json(res)).toEqual([{ id: 1 }]);
   });
 
+  it('builds a repeated read afresh after a schema reload (no stale cached SQL)', async () => {
+    // The filter's cast follows the column's type in the schema cache.
+    await f.server.db.exec(`create table public.growing (id int primary key, code int);
+      grant all on public.growing to anon;
+      insert into public.growing values (3, 7);`);
+    const url = '/growing?select=id,code&code=eq.7';
+    let res = await f.rest(url);
+    for (let i = 0; i < 100 && res.status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      res = await f.rest(url);
+    }
+    expect(await json(res)).toEqual([{ id: 3, code: 7 }]);
+    await f.server.db.exec(`alter table public.growing alter column code type text`);
+    let body: unknown = null;
+    for (let i = 0; i < 100; i++) {
+      res = await f.rest(url);
+      body = await json(res);
+      if (res.status === 200 && JSON.stringify(body).includes('"7"')) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(body).toEqual([{ id: 3, code: '7' }]);
+  });
+
   it('reloads the schema cache by itself after DDL', async () => {
     await f.server.db.exec(`create table public.later_table (id int primary key);
       grant all on public.later_table to anon;

@@ -1,18 +1,21 @@
-import type { Transaction } from '../../db/index';
+import { readAsRequest, type Transaction } from '../../db/index';
 import {
   buildContext,
   checkLevelsUsed,
   contentRange,
   type Outcome,
+  outcomeOf,
   pageOf,
   type RestRequest,
   type Runtime,
   rangeError,
+  requestContext,
   runInTransaction,
+  timezoneStatements,
 } from '../context';
 import type { ParsedQuery } from '../parse/ast';
 import { parseQuery } from '../parse/query';
-import type { Table } from '../schema/types';
+import type { SchemaCache, Table } from '../schema/types';
 import {
   type BuildContext,
   buildLevel,
@@ -75,28 +78,61 @@ async function plannedRows(tx: Transaction, sql: string, params: unknown[]): Pro
   return Number(plan[0]?.Plan['Plan Rows'] ?? 0);
 }
 
+/**
+ * A read whose transaction ends the same way whatever the statement returns can go in one
+ * round trip (settings, statement and COMMIT together). Not when a planned count needs
+ * EXPLAIN first, nor for a singular response, whose row-count check rolls back.
+ */
+function oneRoundTrip(req: RestRequest, readOnly: boolean): boolean {
+  const count = req.prefs.count;
+  return readOnly && count !== 'planned' && count !== 'estimated' && req.media.kind !== 'object';
+}
+
+async function readOnce(rt: Runtime, req: RestRequest, st: Statement): Promise<Outcome> {
+  const results = await readAsRequest(
+    rt.db,
+    requestContext(req),
+    [...timezoneStatements(req), { text: st.sql, params: st.params }],
+    { rollback: req.prefs.tx === 'rollback' },
+  );
+  return outcomeOf(results[results.length - 1]?.rows[0]);
+}
+
+type BuiltRead = ReturnType<typeof readStatement>;
+
 /** Runs a read plan and answers with the rows, Content-Range and the 200/206/416 status. */
-export async function runRead(
+export function runRead(
   rt: Runtime,
   req: RestRequest,
   plan: ReadPlan,
   readOnly: boolean,
   extraHeaders: Record<string, string> = {},
 ): Promise<Response> {
-  const st = readStatement(rt, req, plan);
+  return runBuilt(rt, req, readStatement(rt, req, plan), readOnly, extraHeaders);
+}
+
+async function runBuilt(
+  rt: Runtime,
+  req: RestRequest,
+  st: BuiltRead,
+  readOnly: boolean,
+  extraHeaders: Record<string, string>,
+): Promise<Response> {
   if (req.media.kind === 'plan') return explain(rt, req, st.main, readOnly);
-  const outcome: Outcome = await runInTransaction(rt, req, readOnly, async (tx) => {
-    let planned: number | null = null;
-    if (req.prefs.count === 'planned' || req.prefs.count === 'estimated') {
-      planned = await plannedRows(tx, st.countless, st.main.params);
-    }
-    const out = await runStatement(tx, st.main);
-    if (req.prefs.count === 'planned') out.total = planned;
-    if (req.prefs.count === 'estimated' && planned !== null && planned > rt.config.rest.maxRows)
-      out.total = Math.max(planned, out.total ?? 0);
-    checkSingular(req, out);
-    return out;
-  });
+  const outcome: Outcome = oneRoundTrip(req, readOnly)
+    ? await readOnce(rt, req, st.main)
+    : await runInTransaction(rt, req, readOnly, async (tx) => {
+        let planned: number | null = null;
+        if (req.prefs.count === 'planned' || req.prefs.count === 'estimated') {
+          planned = await plannedRows(tx, st.countless, st.main.params);
+        }
+        const out = await runStatement(tx, st.main);
+        if (req.prefs.count === 'planned') out.total = planned;
+        if (req.prefs.count === 'estimated' && planned !== null && planned > rt.config.rest.maxRows)
+          out.total = Math.max(planned, out.total ?? 0);
+        checkSingular(req, out);
+        return out;
+      });
   const headers = baseHeaders(rt, req);
   for (const [k, v] of Object.entries(extraHeaders)) headers.set(k, v);
   headers.set('content-range', contentRange(st.offset, outcome.pageTotal, outcome.total));
@@ -112,13 +148,43 @@ export async function runRead(
   return finish(req, outcome, status, headers, bodyText(req, outcome, st.columns));
 }
 
-/** GET / HEAD on a table or view. */
-export function readTable(rt: Runtime, req: RestRequest, table: Table): Promise<Response> {
+/**
+ * Built table reads by everything their SQL depends on, per schema cache (a reload starts
+ * afresh): identical requests skip parsing and building. Values stay bind parameters, and
+ * who asks is not part of the SQL (RLS decides in Postgres), so requests may share them.
+ */
+const built = new WeakMap<SchemaCache, Map<string, BuiltRead>>();
+const BUILT_MAX = 500;
+
+function buildTableRead(rt: Runtime, req: RestRequest, table: Table): BuiltRead {
+  const cache = rt.cache();
+  const key = [
+    req.method,
+    table.schema,
+    table.name,
+    req.search,
+    req.prefs.count ?? '',
+    JSON.stringify(req.media),
+    req.rangeHeader ?? '',
+  ].join('\0');
+  let byKey = built.get(cache);
+  const hit = byKey?.get(key);
+  if (hit) return hit;
   const parsed = parseQuery(req.pairs);
   const ctx = buildContext(rt, parsed);
-  const source = sourceFor(ctx, table);
+  const st = readStatement(rt, req, { ctx, parsed, source: sourceFor(ctx, table), ctes: [] });
+  if (!byKey || byKey.size >= BUILT_MAX) {
+    byKey = new Map();
+    built.set(cache, byKey);
+  }
+  byKey.set(key, st);
+  return st;
+}
+
+/** GET / HEAD on a table or view. */
+export function readTable(rt: Runtime, req: RestRequest, table: Table): Promise<Response> {
   const location = `/${table.name}${req.search ? `?${req.search.replace(/^\?/, '')}` : ''}`;
-  return runRead(rt, req, { ctx, parsed, source, ctes: [] }, true, {
+  return runBuilt(rt, req, buildTableRead(rt, req, table), true, {
     'content-location': location,
   });
 }

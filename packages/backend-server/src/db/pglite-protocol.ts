@@ -1,0 +1,207 @@
+import { type PGlite, protocol, types } from '@electric-sql/pglite';
+import type { QueryResult, Row, Settled, Statement } from './types';
+
+type Message = { name: string } & Record<string, unknown>;
+type Field = { name: string; dataTypeID: number };
+
+/** A parameter as text, or undefined when it needs PGlite's typed serializers. */
+function asText(value: unknown): string | null | undefined {
+  if (value === null || value === undefined) return null;
+  switch (typeof value) {
+    case 'string':
+      return value;
+    case 'number':
+    case 'bigint':
+    case 'boolean':
+      return String(value);
+    default:
+      return undefined;
+  }
+}
+
+/** Every statement's parameters as text, or null when one is not plain. */
+function textParams(statements: readonly Statement[]): (string | null)[][] | null {
+  const all: (string | null)[][] = [];
+  for (const st of statements) {
+    const row: (string | null)[] = [];
+    for (const p of st.params) {
+      const text = asText(p);
+      if (text === undefined) return null;
+      row.push(text);
+    }
+    all.push(row);
+  }
+  return all;
+}
+
+const skipped = () =>
+  Object.assign(new Error('current transaction is aborted, statement not run'), {
+    code: '25P02',
+  });
+
+// Commands whose tag ends in the rows they changed (as PGlite counts affectedRows).
+const COUNTED = new Set(['INSERT', 'UPDATE', 'DELETE', 'COPY', 'MERGE']);
+
+/** The results up to the first error, from one exchange's backend messages. */
+function collect(pglite: PGlite, messages: Message[]) {
+  const done: QueryResult[] = [];
+  let fields: Field[] = [];
+  let rows: Row[] = [];
+  let error: unknown = null;
+  let status = 'I';
+  for (const msg of messages) {
+    switch (msg.name) {
+      case 'rowDescription':
+        fields = (msg.fields as Field[]).map((f) => ({ name: f.name, dataTypeID: f.dataTypeID }));
+        break;
+      case 'dataRow': {
+        const row: Row = {};
+        const values = msg.fields as (string | null)[];
+        for (let i = 0; i < values.length; i++) {
+          const f = fields[i] as Field;
+          const x = values[i] ?? null;
+          row[f.name] = x === null ? null : types.parseType(x, f.dataTypeID, pglite.parsers);
+        }
+        rows.push(row);
+        break;
+      }
+      case 'commandComplete': {
+        const parts = String(msg.text ?? '').split(' ');
+        const n = Number(parts[parts.length - 1]);
+        const affectedRows = COUNTED.has(parts[0] ?? '') && Number.isFinite(n) ? n : 0;
+        done.push({ rows, fields, affectedRows });
+        fields = [];
+        rows = [];
+        break;
+      }
+      case 'error':
+        error = msg;
+        break;
+      case 'readyForQuery':
+        status = String(msg.status);
+        break;
+    }
+  }
+  return { done, error, status };
+}
+
+/**
+ * Named statements of one PGlite by SQL text (the most recent `max`): parsed once, then
+ * only bound and executed. Postgres re-plans them itself after DDL or when RLS depends on
+ * the role. Names no longer kept are closed at the start of the next exchange.
+ */
+export class StatementNames {
+  private readonly names = new Map<string, string>();
+  private closing: string[] = [];
+  private counter = 0;
+  constructor(private readonly max = 256) {}
+
+  lookup(text: string): { name: string; fresh: boolean } {
+    const name = this.names.get(text);
+    if (name === undefined) return { name: `pgs_${++this.counter}`, fresh: true };
+    this.names.delete(text);
+    this.names.set(text, name);
+    return { name, fresh: false };
+  }
+
+  keep(text: string, name: string) {
+    this.names.set(text, name);
+    if (this.names.size <= this.max) return;
+    const [oldest, oldName] = this.names.entries().next().value as [string, string];
+    this.names.delete(oldest);
+    this.closing.push(oldName);
+  }
+
+  drop(text: string, name: string) {
+    if (this.names.get(text) === name) this.names.delete(text);
+    this.closing.push(name);
+  }
+
+  takeClosing(): string[] {
+    return this.closing.splice(0);
+  }
+}
+
+// A kept statement that no longer exists, or whose result type changed under it.
+const STALE = new Set(['26000', '0A000']);
+
+export interface ExchangeOptions {
+  /** Statements without parameters around the others, e.g. BEGIN READ ONLY / COMMIT. */
+  before?: string;
+  after?: string;
+  /** Inside a transaction the caller holds (only the query lock is taken then). */
+  inTransaction?: boolean;
+  /** Use (and keep) named statements: for statements whose result columns never change. */
+  names?: StatementNames;
+}
+
+/**
+ * Runs statements as one extended-protocol exchange with the WASM backend: parse, bind,
+ * describe and execute per statement, then one Sync, in a single call instead of PGlite's
+ * six per statement. Outside a transaction they form one implicit transaction (a failure
+ * rolls all back). Resolves to each statement's result or error, in order, or to null when
+ * a parameter is not plain text, number or boolean (PGlite's typed serializers needed).
+ */
+export async function exchange(
+  pglite: PGlite,
+  statements: readonly Statement[],
+  options: ExchangeOptions = {},
+): Promise<Settled<QueryResult>[] | null> {
+  const values = textParams(statements);
+  if (!values) return null;
+  const { serialize } = protocol;
+  const parts: Uint8Array[] = [];
+  const simple = (text: string) =>
+    parts.push(serialize.parse({ text }), serialize.bind({}), serialize.execute({}));
+  const names = options.names;
+  for (const name of names?.takeClosing() ?? []) parts.push(serialize.close({ type: 'S', name }));
+  if (options.before) simple(options.before);
+  const named = statements.map((st, i) => {
+    const use = names?.lookup(st.text) ?? { name: '', fresh: true };
+    if (use.fresh) parts.push(serialize.parse({ text: st.text, name: use.name }));
+    parts.push(
+      serialize.bind({ statement: use.name, values: values[i] }),
+      serialize.describe({ type: 'P' }),
+      serialize.execute({}),
+    );
+    return use;
+  });
+  if (options.after) simple(options.after);
+  parts.push(serialize.sync());
+  const message = Buffer.concat(parts);
+  const run = async () => {
+    const messages = (await pglite.execProtocolStream(message, {
+      throwOnError: false,
+      syncToFs: false,
+    })) as unknown as Message[];
+    const outcome = collect(pglite, messages);
+    // A failure after an explicit BEGIN leaves the block aborted up to Sync: end it.
+    if (!options.inTransaction && outcome.status !== 'I')
+      await pglite.execProtocolStream(serialize.query('rollback'));
+    return outcome;
+  };
+  // Outside a transaction: the transaction lock keeps other transactions' statements out,
+  // the query lock single statements; then the file system is synced, as PGlite does.
+  const { done, error } = options.inTransaction
+    ? await pglite._runExclusiveQuery(run)
+    : await pglite._runExclusiveTransaction(() => pglite._runExclusiveQuery(run));
+  if (!options.inTransaction) await pglite.syncToFs();
+  const offset = options.before ? 1 : 0;
+  if (names) {
+    named.forEach((use, i) => {
+      const text = (statements[i] as Statement).text;
+      const ok = i + offset < done.length;
+      const code = (error as { code?: string } | null)?.code ?? '';
+      if (ok && use.fresh) names.keep(text, use.name);
+      else if (!ok && (use.fresh || (i + offset === done.length && STALE.has(code))))
+        names.drop(text, use.name);
+    });
+  }
+  // The statement before or after the others failed: nothing to report per statement.
+  if (error && (done.length < offset || done.length > offset + statements.length)) throw error;
+  return statements.map((_, i): Settled<QueryResult> => {
+    const r = done[i + offset];
+    if (r) return { ok: true, value: r };
+    return { ok: false, error: error && i + offset === done.length ? error : skipped() };
+  });
+}

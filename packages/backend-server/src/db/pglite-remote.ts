@@ -1,0 +1,206 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import {
+  type Call,
+  type CallBody,
+  deserializeError,
+  type Reply,
+  type SerializedError,
+  type ThreadInit,
+} from './thread-protocol';
+import type { Database, QueryResult, Settled, Transaction, TransactionOptions } from './types';
+
+const here = () => dirname(fileURLToPath(import.meta.url));
+
+/** The worker's source: beside this file, or under src/ when running from dist/. */
+function threadSource(): string {
+  const candidates = [
+    join(here(), 'pglite-thread.ts'),
+    resolve(here(), '../src/db/pglite-thread.ts'),
+  ];
+  const found = candidates.find((path) => existsSync(path));
+  if (!found) throw new Error('pglite: pglite-thread.ts not found');
+  return found;
+}
+
+/** PGlite's ES module entry (its wasm and data files are found relative to it). */
+function pgliteEntry(): string {
+  const cjs = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+  const esm = join(dirname(cjs), 'index.js');
+  return existsSync(esm) ? esm : cjs;
+}
+
+let compiled: Promise<string> | null = null;
+
+/**
+ * The worker script: built beside the bundle (dist/pglite-thread.js), or else compiled
+ * from source once per process; PGlite itself stays an import of the installed package.
+ */
+function threadScript(): Promise<string> {
+  compiled ??= (async () => {
+    const built = join(here(), 'pglite-thread.js');
+    if (existsSync(built)) return built;
+    const pglite = pathToFileURL(pgliteEntry()).href;
+    const outfile = join(await mkdtemp(join(tmpdir(), 'backend-pglite-')), 'thread.mjs');
+    const { build } = await import('esbuild');
+    await build({
+      entryPoints: [threadSource()],
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      outfile,
+      logLevel: 'silent',
+      plugins: [
+        {
+          name: 'pglite-external',
+          setup(b) {
+            b.onResolve({ filter: /^@electric-sql\/pglite$/ }, () => ({
+              path: pglite,
+              external: true,
+            }));
+          },
+        },
+      ],
+    });
+    return outfile;
+  })();
+  compiled.catch(() => {
+    compiled = null;
+  });
+  return compiled;
+}
+
+export interface PgliteThreadOptions {
+  dataDir?: string | undefined;
+  /** A `dumpDataDir()` tarball to start from (the platform snapshot). */
+  loadDataDir?: Uint8Array | undefined;
+}
+
+/**
+ * Embedded PGlite on a worker thread: the same database as `openPglite`, but the WASM
+ * backend runs beside the event loop instead of on it. One connection: statements and
+ * transactions are serialised, as before.
+ */
+export async function openPgliteThread(options: PgliteThreadOptions = {}): Promise<Database> {
+  const init: ThreadInit = {
+    dataDir: options.dataDir ?? null,
+    loadDataDir: options.loadDataDir ?? null,
+  };
+  const worker = new Worker(await threadScript(), { workerData: init });
+  const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  const listeners = new Map<string, Set<(payload: string) => void>>();
+  let nextId = 1;
+  let nextTx = 1;
+  let failure: Error | null = null;
+  // Referenced only while calls are outstanding, like a socket with queries in flight.
+  worker.unref();
+
+  const settle = (error: Error) => {
+    failure = error;
+    for (const p of pending.values()) p.reject(error);
+    pending.clear();
+  };
+  worker.on('error', (error) => settle(error));
+  worker.on('exit', () => settle(new Error('pglite: the database thread has stopped')));
+  worker.on('message', (reply: Reply) => {
+    if ('notify' in reply) {
+      for (const cb of listeners.get(reply.notify) ?? []) cb(reply.payload);
+      return;
+    }
+    const p = pending.get(reply.id);
+    if (!p) return;
+    pending.delete(reply.id);
+    if (pending.size === 0) worker.unref();
+    if (reply.ok) p.resolve(reply.value);
+    else p.reject(deserializeError(reply.error));
+  });
+
+  // biome-ignore lint/suspicious/noExplicitAny: each call's reply type is the caller's
+  const call = <T = any>(message: CallBody): Promise<T> => {
+    if (failure) return Promise.reject(failure);
+    const id = nextId++;
+    if (pending.size === 0) worker.ref();
+    return new Promise<T>((resolve, reject) => {
+      pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      worker.postMessage({ ...message, id } as Call);
+    });
+  };
+
+  try {
+    await call({ op: 'ready' });
+  } catch (error) {
+    await worker.terminate();
+    throw error;
+  }
+
+  return {
+    kind: 'pglite',
+    url: null,
+    query: (text, params = []) => call({ op: 'query', text, params }),
+    async exec(script) {
+      await call({ op: 'exec', script });
+    },
+    async transaction<T>(fn: (tx: Transaction) => Promise<T>, opts: TransactionOptions = {}) {
+      // Statements follow BEGIN without waiting for it (messages arrive in order); when
+      // BEGIN fails, they fail with its error.
+      const txid = nextTx++;
+      const began = call({ op: 'begin', txid, readOnly: opts.readOnly ?? false }).then(
+        () => null,
+        (error: Error) => error,
+      );
+      const tx: Transaction = {
+        query: (text, params = []) => call({ op: 'txquery', txid, text, params }),
+        async exec(script) {
+          await call({ op: 'txexec', txid, script });
+        },
+      };
+      let result: T;
+      try {
+        result = await fn(tx);
+      } catch (error) {
+        await call({ op: 'end', txid, commit: false }).catch(() => {});
+        throw (await began) ?? error;
+      }
+      const failed = await began;
+      if (failed) throw failed;
+      await call({ op: 'end', txid, commit: true });
+      return result;
+    },
+    async readBatch(statements, opts = {}) {
+      const settled = await call<(Settled<QueryResult> | { ok: false; error: SerializedError })[]>({
+        op: 'batch',
+        statements,
+        rollback: opts.rollback ?? false,
+      });
+      return settled.map((s) =>
+        s.ok ? s : { ok: false, error: deserializeError(s.error as SerializedError) },
+      );
+    },
+    async listen(channel, onPayload) {
+      let set = listeners.get(channel);
+      if (!set) {
+        set = new Set();
+        listeners.set(channel, set);
+        await call({ op: 'listen', channel });
+      }
+      set.add(onPayload);
+      return async () => {
+        const current = listeners.get(channel);
+        if (!current?.delete(onPayload) || current.size > 0) return;
+        listeners.delete(channel);
+        await call({ op: 'unlisten', channel }).catch(() => {});
+      };
+    },
+    async close() {
+      if (failure) return;
+      await call({ op: 'close' }).catch(() => {});
+      await worker.terminate();
+    },
+  };
+}
