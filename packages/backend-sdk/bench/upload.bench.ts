@@ -73,6 +73,8 @@ async function makeFile(path: string, size: number): Promise<void> {
     block[0] = (at / block.length) & 0xff; // no two blocks alike
     await handle.write(block, 0, Math.min(block.length, size - at));
   }
+  // On disk before the first upload, so its write-back does not slow whichever client runs first.
+  await handle.sync();
   await handle.close();
 }
 

@@ -16,6 +16,19 @@ export const VERSION: string = typeof __SDK_VERSION__ === 'string' ? __SDK_VERSI
 /** A `fetch` implementation (the global one, or a wrapper such as a recorder or a proxy). */
 export type Fetch = (input: Request | string | URL, init?: RequestInit) => Promise<Response>;
 
+/**
+ * A request body of known length that is written piece by piece rather than held (a range of
+ * a file being uploaded). Only the Node transport of direct sends streams it; for any other
+ * fetch, `bytes()` reads it whole.
+ */
+export interface StreamedBody {
+  readonly length: number;
+  /** Writes the bytes in order through `write`, awaiting each write before the next piece. */
+  writeTo(write: (piece: Uint8Array) => Promise<void>): Promise<void>;
+  /** All the bytes in one array. */
+  bytes(): Promise<Uint8Array>;
+}
+
 /** Supplies the current access token, or null/undefined when signed out. */
 export type AccessTokenGetter = () =>
   | Promise<string | null | undefined>
@@ -71,6 +84,11 @@ export interface HttpRequest {
    * request to be able to retry it). For large binary bodies such as upload chunks.
    */
   direct?: boolean;
+  /**
+   * For `direct` sends: what sends the request when the client has no `fetch` of its own,
+   * instead of the global fetch (the Node transport for upload chunks).
+   */
+  transport?: Fetch;
   /** Builds the capability's error when no response arrived. */
   error: ErrorFactory;
 }
@@ -173,7 +191,7 @@ export function createHttp(options: HttpOptions): Http {
         const ms = req.timeout ?? options.timeout;
         if (req.direct) {
           const signals = [signal, ms ? AbortSignal.timeout(ms) : undefined].filter((s) => !!s);
-          return await (options.fetch ?? fetch)(target, {
+          return await (options.fetch ?? req.transport ?? fetch)(target, {
             method,
             headers,
             body,
