@@ -75,6 +75,10 @@ const iteratorSource = (
   let base = 0; // offset of pieces[0][0]
   let buffered = 0; // bytes in pieces
   let ended = false;
+  // The two chunk buffers handed out in turn: the chunk being sent and the one read ahead.
+  const pool: Uint8Array[] = [];
+  let turn = 0;
+  const holds = (t: number) => pieces.some((p) => p.buffer === pool[t]?.buffer);
   const pull = async (): Promise<boolean> => {
     if (ended) return false;
     const { done, value } = await iterator.next();
@@ -113,7 +117,15 @@ const iteratorSource = (
       // `<=` pulls one piece past the range, so `last` is known at an exact boundary.
       while (base + buffered <= end && (await pull()));
       const stop = Math.min(end, base + buffered);
-      const data = new Uint8Array(Math.max(0, stop - start));
+      const length = Math.max(0, stop - start);
+      // The range goes to the pool buffer that holds no byte kept for a retry; only when both
+      // do (a retry before the server acknowledged anything) does it get a buffer of its own.
+      turn ^= 1;
+      if (holds(turn)) turn ^= 1;
+      if (!holds(turn) && (pool[turn]?.length ?? -1) < length) pool[turn] = new Uint8Array(length);
+      const data = holds(turn)
+        ? new Uint8Array(length)
+        : (pool[turn] as Uint8Array).subarray(0, length);
       // The range becomes one piece, so its bytes are held once, not twice.
       const before: Uint8Array[] = [];
       const after: Uint8Array[] = [];
