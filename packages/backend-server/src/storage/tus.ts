@@ -97,8 +97,9 @@ class ObjectFileStore extends FileStore {
 
   /**
    * Appends a chunk at `offset`, batching socket reads into 1 MiB positioned writes (the
-   * stock store issues one small write per socket read). What arrived before an error is
-   * kept: the offset of an upload is the size of its file.
+   * stock store issues one small write per socket read); one batch is written while the next
+   * one arrives. What arrived before an error is kept: the offset of an upload is the size of
+   * its file.
    */
   override async write(readable: Readable, id: string, offset: number): Promise<number> {
     if (!UUID.test(id)) throw ERRORS.FILE_NOT_FOUND;
@@ -106,20 +107,28 @@ class ObjectFileStore extends FileStore {
     let position = offset;
     let pending: Buffer[] = [];
     let bytes = 0;
-    const flush = async () => {
-      if (bytes === 0) return;
-      const buffers = pending;
-      const size = bytes;
-      pending = [];
-      bytes = 0;
-      await handle.writev(buffers, position);
-      position += size;
+    let writing: Promise<unknown> = Promise.resolve();
+    const flush = (): Promise<unknown> => {
+      if (bytes > 0) {
+        const buffers = pending;
+        const at = position;
+        position += bytes;
+        pending = [];
+        bytes = 0;
+        writing = writing.then(() => handle.writev(buffers, at));
+        // Awaited before the next batch or at the end; handled now so it is never unhandled.
+        writing.catch(() => {});
+      }
+      return writing;
     };
     try {
       for await (const chunk of readable) {
         pending.push(chunk as Buffer);
         bytes += (chunk as Buffer).byteLength;
-        if (bytes >= WRITE_BATCH) await flush();
+        if (bytes >= WRITE_BATCH) {
+          await writing;
+          void flush();
+        }
       }
       await flush();
     } catch (error) {
