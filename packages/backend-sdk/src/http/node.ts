@@ -81,9 +81,23 @@ export function nodeFetch(url: string, init: NodeRequestInit = {}): Promise<Resp
       req.end(body ?? undefined);
       return;
     }
+    // A write settles when the socket took the piece, or when the request closed (cut, aborted
+    // or answered early), so the body never waits for a callback that will not come.
+    const waiting = new Set<(error: Error) => void>();
+    let closed: Error | undefined;
+    req.on('close', () => {
+      closed = new Error('The request closed before its body was sent');
+      for (const failed of waiting) failed(closed);
+    });
     const write = (piece: Uint8Array) =>
       new Promise<void>((done, failed) => {
-        req.write(piece, (error) => (error ? failed(error) : done()));
+        if (closed) return failed(closed);
+        waiting.add(failed);
+        req.write(piece, (error) => {
+          waiting.delete(failed);
+          if (error) failed(error);
+          else done();
+        });
       });
     body.writeTo(write).then(
       () => req.end(),
