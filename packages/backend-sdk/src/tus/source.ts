@@ -170,12 +170,15 @@ type NodeParts = typeof import('../node/index');
 const NODE = '@app/backend-sdk/node';
 let nodeParts: Promise<NodeParts | undefined> | undefined;
 
-/** Loads the SDK's Node-only parts once; undefined outside Node (browsers, workers). */
+/**
+ * Loads the SDK's Node-only parts once; undefined outside Node (browsers, workers), or when
+ * the module cannot be resolved (the SDK bundled into a Node app): uploads then use fetch.
+ */
 export const loadNode = (): Promise<NodeParts | undefined> =>
   (nodeParts ??=
     typeof window === 'undefined' &&
     (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node
-      ? import(/* @vite-ignore */ NODE)
+      ? import(/* @vite-ignore */ NODE).catch(() => undefined)
       : Promise.resolve(undefined));
 
 /**
@@ -193,7 +196,7 @@ export async function openSource(
 ): Promise<ChunkSource> {
   const name = options.name ?? '';
   if (typeof input === 'string') {
-    // Chunks stay on disk and are read as they are sent (Node).
+    // Chunks stay on disk and are read as they are sent (Node, with @app/backend-sdk/node).
     const node = await loadNode();
     if (!node) throw new TypeError('A file path can be uploaded in Node only');
     return node.openFile(input, options);
