@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createClient } from '../client';
 import { BackendError, isBackendError } from '../errors';
-import { checkProject, createHttp } from './index';
+import { checkProject, createHttp, type Fetch, type StreamedBody } from './index';
+import { nodeFetch } from './node';
 
 /**
  * A tiny scripted HTTP server (a test fixture for the transport layer, not a stand-in for
@@ -234,5 +235,98 @@ describe('createHttp', () => {
       }),
     ).rejects.toMatchObject({ code: 'invalid_body' });
     expect(seen).toHaveLength(0);
+  });
+});
+
+describe('the Node transport of upload sends', () => {
+  const transport = nodeFetch as Fetch;
+  const echo: Answer = (req, res) => {
+    const pieces: Buffer[] = [];
+    req.on('data', (p: Buffer) => pieces.push(p));
+    req.on('end', () =>
+      res
+        .writeHead(201, { 'x-length': req.headers['content-length'] ?? '', 'x-a': 'b' })
+        .end(Buffer.concat(pieces)),
+    );
+  };
+
+  it('sends the layer headers and a byte body with its length; answers status, headers, body', async () => {
+    script = [echo];
+    const http = createHttp({ url, key: 'K' });
+    const body = new Uint8Array([1, 2, 3]);
+    const res = await http.send({
+      method: 'PATCH',
+      path: '/b',
+      body,
+      retry: false,
+      transport,
+      error,
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('x-length')).toBe('3');
+    expect(res.headers.get('x-a')).toBe('b');
+    expect(new Uint8Array(await res.arrayBuffer())).toEqual(body);
+    expect(seen[0]?.headers).toMatchObject({ apikey: 'K', authorization: 'Bearer K' });
+  });
+
+  it('streams a streamed body piece by piece', async () => {
+    script = [echo];
+    const http = createHttp({ url, key: 'K' });
+    const body: StreamedBody = {
+      length: 6,
+      async writeTo(write) {
+        await write(new Uint8Array([1, 2]));
+        await write(new Uint8Array([3, 4, 5, 6]));
+      },
+      bytes: async () => new Uint8Array(0),
+    };
+    const res = await http.send({
+      method: 'PATCH',
+      path: '/s',
+      body: body as unknown as BodyInit,
+      retry: false,
+      transport,
+      error,
+    });
+    expect(res.headers.get('x-length')).toBe('6');
+    expect(new Uint8Array(await res.arrayBuffer())).toEqual(new Uint8Array([1, 2, 3, 4, 5, 6]));
+  });
+
+  it('answers a bodiless status and HEAD without a body', async () => {
+    script = [status(204, { 'upload-offset': '7' }), status(200, { 'upload-offset': '8' })];
+    const http = createHttp({ url, key: 'K' });
+    const a = await http.send({ method: 'PATCH', path: '/n', retry: false, transport, error });
+    expect([a.status, a.headers.get('upload-offset'), await a.text()]).toEqual([204, '7', '']);
+    const b = await http.send({ method: 'HEAD', path: '/n', retry: false, transport, error });
+    expect([b.status, b.headers.get('upload-offset')]).toEqual([200, '8']);
+  });
+
+  it('maps a timeout, an abort and a refused connection like fetch', async () => {
+    const late: Answer = (_req, res) => setTimeout(() => res.end('late'), 500);
+    script = [late, late];
+    const http = createHttp({ url, key: 'K' });
+    const slow = { method: 'HEAD', path: '/slow', retry: false, transport, error };
+    await expect(http.send({ ...slow, timeout: 50 })).rejects.toMatchObject({ code: 'timeout' });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 30);
+    await expect(http.send({ ...slow, signal: controller.signal })).rejects.toMatchObject({
+      code: 'aborted',
+    });
+    const closed = createHttp({ url: 'http://127.0.0.1:1', key: 'K' });
+    await expect(closed.send(slow)).rejects.toMatchObject({ status: 0, code: 'network_error' });
+  });
+
+  it('gives way to a fetch of the client', async () => {
+    const calls: string[] = [];
+    const http = createHttp({
+      url,
+      key: 'K',
+      fetch: (input, init) => {
+        calls.push(String(input));
+        return fetch(input, init);
+      },
+    });
+    await http.send({ path: '/f', retry: false, transport, error });
+    expect(calls).toEqual([`${url}/f`]);
   });
 });

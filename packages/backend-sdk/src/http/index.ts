@@ -17,6 +17,19 @@ export const VERSION: string = typeof __SDK_VERSION__ === 'string' ? __SDK_VERSI
 /** A `fetch` implementation (the global one, or a wrapper such as a recorder or a proxy). */
 export type Fetch = (input: Request | string | URL, init?: RequestInit) => Promise<Response>;
 
+/**
+ * A request body of known length that is written piece by piece rather than held (a range of
+ * a file being uploaded). Only the Node transport (`transport`) streams it; for any other
+ * fetch, `bytes()` reads it whole.
+ */
+export interface StreamedBody {
+  readonly length: number;
+  /** Writes the bytes in order through `write`, awaiting each write before the next piece. */
+  writeTo(write: (piece: Uint8Array) => Promise<void>): Promise<void>;
+  /** All the bytes in one array. */
+  bytes(): Promise<Uint8Array>;
+}
+
 /** Supplies the current access token, or null/undefined when signed out. */
 export type AccessTokenGetter = () =>
   | Promise<string | null | undefined>
@@ -70,6 +83,11 @@ export interface HttpRequest {
    * body is never retried (it can be read once).
    */
   retry?: boolean;
+  /**
+   * What sends the request when the client has no `fetch` of its own, instead of the global
+   * fetch (the Node transport for upload chunks).
+   */
+  transport?: Fetch;
   /** Builds the capability's error when no response arrived. */
   error: ErrorFactory;
 }
@@ -177,7 +195,7 @@ export function createHttp(options: HttpOptions): Http {
       for (let attempt = 1; ; attempt++) {
         let response: Response | undefined;
         try {
-          response = await (options.fetch ?? fetch)(target, init);
+          response = await (options.fetch ?? req.transport ?? fetch)(target, init);
         } catch (cause) {
           if (signal?.aborted) throw aborted(req, cause);
           if (timer?.aborted) throw req.error('The request timed out', { code: 'timeout', cause });

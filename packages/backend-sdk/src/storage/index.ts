@@ -1,9 +1,10 @@
 /**
  * `@app/backend-sdk/storage` — buckets, objects and resumable uploads.
  */
-import type { Http } from '../http/index';
+import type { Fetch, Http } from '../http/index';
 import { UploadError } from '../tus/errors';
 import type { TusFetch } from '../tus/protocol';
+import { loadNode } from '../tus/source';
 import { BucketApi } from './buckets';
 import { FileApi } from './file-api';
 
@@ -16,27 +17,24 @@ export type { StorageResult } from './request';
 
 /**
  * tus requests through the client's HTTP layer: `apikey` and a fresh `Authorization` on every
- * request, never retried here (the upload engine has its own policy).
+ * request, never retried here (the upload engine has its own policy). In Node they go
+ * through the layer's `node:http` transport, which streams file ranges from disk, unless the
+ * client has a fetch of its own, which gets bodies it can send.
  */
 const tusFetchFor =
   (http: Http): TusFetch =>
-  (url, init) => {
+  async (url, init) => {
     const target = new URL(url);
     const path = url.startsWith(http.url)
       ? url.slice(http.url.length)
       : `${target.pathname}${target.search}`;
+    const node = await loadNode();
     return http.send({
       method: init.method,
       path,
       headers: init.headers,
-      // In Node, fetch copies a byte-array body but sends a stream's chunks as they are, so a
-      // one-chunk stream keeps the chunk from being held twice. (Browsers stream request
-      // bodies only over HTTP/2: there the bytes go as they are.)
-      body: (init.body &&
-      typeof window === 'undefined' &&
-      (globalThis as { process?: unknown }).process
-        ? (ReadableStream as unknown as { from(x: unknown[]): ReadableStream }).from([init.body])
-        : (init.body ?? null)) as BodyInit | null,
+      body: (node && http.options.fetch ? await node.forFetch(init.body) : init.body) as BodyInit,
+      transport: node?.nodeFetch as Fetch | undefined,
       signal: init.signal,
       ...(init.timeout ? { timeout: init.timeout } : {}),
       retry: false,

@@ -2,7 +2,11 @@
  * The tus 1.0.0 protocol steps (creation, creation-with-upload, creation-defer-length,
  * termination) as the storage service serves them under `/storage/v1/upload/resumable`.
  */
+import type { StreamedBody } from '../http/index';
 import { UploadError } from './errors';
+
+/** The bytes of a chunk: in memory, or a range of a file read as it is sent (Node). */
+export type ChunkBody = Uint8Array | StreamedBody;
 
 /**
  * Sends one request. Resolves with the response whatever its status; rejects only on a
@@ -14,7 +18,7 @@ export type TusFetch = (
   init: {
     method: string;
     headers: Record<string, string>;
-    body?: Uint8Array | undefined;
+    body?: ChunkBody | undefined;
     signal: AbortSignal;
     /** Give up waiting for the response after this many ms (a retryable network error). */
     timeout?: number | undefined;
@@ -67,7 +71,7 @@ export async function tusRequest(
   headers: Record<string, string>,
   signal: AbortSignal,
   ok: number[],
-  body?: Uint8Array,
+  body?: ChunkBody,
 ): Promise<Response> {
   let res: Response;
   try {
@@ -130,7 +134,7 @@ export async function createUpload(
   headers: Record<string, string>,
   signal: AbortSignal,
   length: number | undefined,
-  chunk?: Uint8Array,
+  chunk?: ChunkBody,
 ): Promise<{ url: string; offset: number }> {
   const h = { ...headers };
   if (length === undefined) h['Upload-Defer-Length'] = '1';
@@ -164,7 +168,7 @@ export async function patchUpload(
   headers: Record<string, string>,
   signal: AbortSignal,
   offset: number,
-  chunk: Uint8Array,
+  chunk: ChunkBody,
   length?: number,
 ): Promise<number> {
   const h: Record<string, string> = {

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import type { StreamedBody } from '../http/index';
 import { openSource } from './source';
 
 const bytes = (n: number) => Uint8Array.from({ length: n }, (_, i) => i % 251);
@@ -39,7 +40,48 @@ describe('openSource', () => {
     const source = await openSource(file);
     expect(source).toMatchObject({ name: file, size: 5000, seekable: true });
     expect(source.lastModified).toBeGreaterThan(0);
-    expect((await source.read(4000, 9000)).data).toEqual(data.subarray(4000));
+    const chunk = await source.read(4000, 9000);
+    expect(chunk.last).toBe(true);
+    // The range stays on disk until it is sent: read whole, or written piece by piece.
+    const range = chunk.data as StreamedBody;
+    expect(range.length).toBe(1000);
+    expect(await range.bytes()).toEqual(data.subarray(4000));
+    const written: Uint8Array[] = [];
+    await range.writeTo(async (piece) => void written.push(piece.slice()));
+    expect(new Uint8Array(Buffer.concat(written))).toEqual(data.subarray(4000));
+    expect((await source.read(0, 4000)).last).toBe(false);
+    source.close();
+  });
+
+  it('writes file ranges larger than its buffers byte-exact, one send at a time', async () => {
+    const { mkdtemp, writeFile } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = await mkdtemp(join(tmpdir(), 'sdk-src-'));
+    const file = join(dir, 'big.bin');
+    const data = bytes(3.5 * 1024 * 1024 + 3);
+    await writeFile(file, data);
+    const source = await openSource(file);
+    const collect = async (start: number, end: number) => {
+      const range = (await source.read(start, end)).data as StreamedBody;
+      const written: Buffer[] = [];
+      let changed = 0;
+      // A slow socket: the buffer of a piece must not change until its write resolves.
+      await range.writeTo(async (piece) => {
+        const copy = Buffer.from(piece);
+        await new Promise((r) => setTimeout(r, 1));
+        if (!copy.equals(piece)) changed++;
+        written.push(copy);
+      });
+      return { changed, pieces: written.length, bytes: Buffer.concat(written) };
+    };
+    // Two sends at once (a retry while a cut-off send still reads) share the buffers in turn.
+    const [a, b] = await Promise.all([collect(0, data.length), collect(1000, 2_500_000)]);
+    expect(a).toMatchObject({ changed: 0, pieces: 4 });
+    expect(b).toMatchObject({ changed: 0, pieces: 3 });
+    expect(a.bytes.equals(data)).toBe(true);
+    expect(b.bytes.equals(data.subarray(1000, 2_500_000))).toBe(true);
+    source.close();
   });
 
   it('re-chunks a stream of odd pieces and knows the end at an exact boundary', async () => {
@@ -73,6 +115,30 @@ describe('openSource', () => {
     await expect(source.read(100, 200)).rejects.toThrow(RangeError);
     const end = await source.read(700, 1700);
     expect(end).toEqual({ data: data.subarray(700), last: true });
+  });
+
+  it('reuses two buffers for stream chunks, never one holding unacknowledged bytes', async () => {
+    const data = bytes(1000);
+    const source = await openSource(pieces(data, 30));
+    const read = async (start: number, end: number) =>
+      (await source.read(start, end)).data as Uint8Array;
+    const a = await read(0, 300);
+    expect(a).toEqual(data.subarray(0, 300));
+    const b = await read(300, 600); // read ahead while `a` is sent
+    expect(b.buffer).not.toBe(a.buffer);
+    source.release(300); // the server has `a`
+    const c = await read(600, 900);
+    expect(c.buffer).toBe(a.buffer);
+    expect([b, c]).toEqual([data.subarray(300, 600), data.subarray(600, 900)]);
+    // A retry with nothing more acknowledged: both buffers hold kept bytes, so neither is
+    // overwritten; the kept bytes read back unchanged, even from the start.
+    expect(await read(400, 700)).toEqual(data.subarray(400, 700));
+    expect(await read(300, 1000)).toEqual(data.subarray(300));
+    const fresh = await openSource(pieces(data, 30));
+    await fresh.read(0, 300);
+    await fresh.read(300, 600);
+    expect((await fresh.read(100, 400)).data).toEqual(data.subarray(100, 400));
+    expect((await fresh.read(0, 1000)).data).toEqual(data);
   });
 
   it('reads Node Readables and an empty stream', async () => {

@@ -1,9 +1,11 @@
 /**
  * Chunk sources for resumable uploads. A source hands out byte ranges on demand and never
- * holds the whole file: random-access sources (Blob, File, a file path) read each range
- * from the underlying file; sequential sources (ReadableStream, Node Readable, any async
- * iterable) keep only the bytes not yet acknowledged by the server plus what was read ahead.
+ * holds the whole file: random-access sources (Blob, File) read each range from the
+ * underlying file, a file path (Node) hands out ranges that are read from disk as they are
+ * sent; sequential sources (ReadableStream, Node Readable, any async iterable) keep only the
+ * bytes not yet acknowledged by the server plus what was read ahead.
  */
+import type { StreamedBody } from '../http/index';
 
 /** What an upload can be made of. A string is a file path (Node only). */
 export type UploadSource =
@@ -32,8 +34,10 @@ export interface ChunkSource extends SourceInfo {
    * Bytes `[start, end)`, fewer at the end of the data. `last` is true when no byte follows
    * the returned ones. Sequential sources only serve ranges at or after the last release.
    * The bytes stay valid until the read after next (a source may reuse two buffers in turn).
+   * A file path's source returns a {@link StreamedBody}: the range, read from the file when
+   * it is sent.
    */
-  read(start: number, end: number): Promise<{ data: Uint8Array; last: boolean }>;
+  read(start: number, end: number): Promise<{ data: Uint8Array | StreamedBody; last: boolean }>;
   /** The server has everything before `offset`: a sequential source may drop those bytes. */
   release(offset: number): void;
   /** False when a range before the last release can no longer be read (streams). */
@@ -71,6 +75,10 @@ const iteratorSource = (
   let base = 0; // offset of pieces[0][0]
   let buffered = 0; // bytes in pieces
   let ended = false;
+  // The two chunk buffers handed out in turn: the chunk being sent and the one read ahead.
+  const pool: Uint8Array[] = [];
+  let turn = 0;
+  const holds = (t: number) => pieces.some((p) => p.buffer === pool[t]?.buffer);
   const pull = async (): Promise<boolean> => {
     if (ended) return false;
     const { done, value } = await iterator.next();
@@ -109,7 +117,15 @@ const iteratorSource = (
       // `<=` pulls one piece past the range, so `last` is known at an exact boundary.
       while (base + buffered <= end && (await pull()));
       const stop = Math.min(end, base + buffered);
-      const data = new Uint8Array(Math.max(0, stop - start));
+      const length = Math.max(0, stop - start);
+      // The range goes to the pool buffer that holds no byte kept for a retry; only when both
+      // do (a retry before the server acknowledged anything) does it get a buffer of its own.
+      turn ^= 1;
+      if (holds(turn)) turn ^= 1;
+      if (!holds(turn) && (pool[turn]?.length ?? -1) < length) pool[turn] = new Uint8Array(length);
+      const data = holds(turn)
+        ? new Uint8Array(length)
+        : (pool[turn] as Uint8Array).subarray(0, length);
       // The range becomes one piece, so its bytes are held once, not twice.
       const before: Uint8Array[] = [];
       const after: Uint8Array[] = [];
@@ -147,9 +163,23 @@ const readerIterator = (stream: ReadableStream<Uint8Array>): AsyncIterator<Uint8
   };
 };
 
-// Kept out of static imports so browser bundles never see `node:fs`.
-const nodeFs = 'node:fs';
-const importFs = (): Promise<typeof import('node:fs')> => import(/* @vite-ignore */ nodeFs);
+/** The SDK's Node-only parts (`@app/backend-sdk/node`). */
+type NodeParts = typeof import('../node/index');
+
+// A computed specifier, so that bundlers leave the module out of browser builds.
+const NODE = '@app/backend-sdk/node';
+let nodeParts: Promise<NodeParts | undefined> | undefined;
+
+/**
+ * Loads the SDK's Node-only parts once; undefined outside Node (browsers, workers), or when
+ * the module cannot be resolved (the SDK bundled into a Node app): uploads then use fetch.
+ */
+export const loadNode = (): Promise<NodeParts | undefined> =>
+  (nodeParts ??=
+    typeof window === 'undefined' &&
+    (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node
+      ? import(/* @vite-ignore */ NODE).catch(() => undefined)
+      : Promise.resolve(undefined));
 
 /**
  * Turns what the caller passed into a chunk source. `size` gives the length of a stream
@@ -166,31 +196,10 @@ export async function openSource(
 ): Promise<ChunkSource> {
   const name = options.name ?? '';
   if (typeof input === 'string') {
-    // A file handle reads each range straight into one buffer (a file-backed Blob is slower
-    // and assembles each slice from pieces).
-    const fs = await importFs();
-    const handle = await fs.promises.open(input, 'r');
-    const { size, mtimeMs } = await handle.stat();
-    const info = { name: options.name ?? input, type: '', size, lastModified: mtimeMs };
-    // Two buffers in turn (the chunk being sent, the one read ahead): no garbage per chunk.
-    const pool = [new Uint8Array(0), new Uint8Array(0)];
-    let turn = 0;
-    return seekable(
-      info,
-      async (start, end) => {
-        const length = Math.max(0, end - start);
-        turn ^= 1;
-        if ((pool[turn] as Uint8Array).length < length) pool[turn] = new Uint8Array(length);
-        const data = (pool[turn] as Uint8Array).subarray(0, length);
-        for (let at = 0; at < data.length; ) {
-          const { bytesRead } = await handle.read(data, at, data.length - at, start + at);
-          if (!bytesRead) throw new RangeError('the file shrank while uploading');
-          at += bytesRead;
-        }
-        return data;
-      },
-      () => void handle.close().catch(() => {}),
-    );
+    // Chunks stay on disk and are read as they are sent (Node, with @app/backend-sdk/node).
+    const node = await loadNode();
+    if (!node) throw new TypeError('A file path can be uploaded in Node only');
+    return node.openFile(input, options);
   }
   if (typeof Blob !== 'undefined' && input instanceof Blob) {
     const file = input as Partial<File>;

@@ -5,6 +5,7 @@
 import { UploadError } from './errors';
 import { defaultUrlStore, fingerprint, type UrlStore } from './fingerprint';
 import {
+  type ChunkBody,
   createUpload,
   encodeMetadata,
   headUpload,
@@ -136,7 +137,7 @@ export class ResumableUpload {
   #restarted = false;
   #offline = false;
   #reading: Promise<unknown> = Promise.resolve();
-  #ahead: { start: number; chunk: Promise<{ data: Uint8Array; last: boolean }> } | undefined;
+  #ahead: { start: number; chunk: Promise<{ data: ChunkBody; last: boolean }> } | undefined;
   readonly #store: UrlStore | undefined;
 
   readonly #target: UploadTarget;
@@ -289,7 +290,7 @@ export class ResumableUpload {
     }
   }
 
-  #read(source: ChunkSource, start: number): Promise<{ data: Uint8Array; last: boolean }> {
+  #read(source: ChunkSource, start: number): Promise<{ data: ChunkBody; last: boolean }> {
     const ahead = this.#ahead;
     this.#ahead = undefined;
     if (ahead?.start === start) return ahead.chunk;
@@ -319,7 +320,7 @@ export class ResumableUpload {
       opts.onChunkComplete?.({ size: chunk, bytes: this.bytes, total });
       opts.onProgress?.({ bytes: this.bytes, total, rate });
     };
-    let chunk: { data: Uint8Array; last: boolean } | undefined;
+    let chunk: { data: ChunkBody; last: boolean } | undefined;
     let lengthSent = total !== undefined;
     if (this.url) {
       const head = await headUpload(fetch, this.url, headers, signal);

@@ -1,4 +1,7 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   bytes,
@@ -90,6 +93,35 @@ describe('uploads survive failures', () => {
       );
     } finally {
       await proxy.close();
+    }
+  }, 60_000);
+
+  it('completes a file-path upload byte-exact when the connection is cut mid-chunk', async () => {
+    // A file path streams each chunk from disk through reused buffers: the cut send must let
+    // go of them before the retry reads the range again.
+    const proxy = await cuttingProxy(server.url, 2.5 * MiB);
+    const dir = await mkdtemp(join(tmpdir(), 'sdk-cut-'));
+    try {
+      const user = newUser(server);
+      const { storage } = clientFor(server, user, { url: proxy.url });
+      const data = bytes(9 * MiB + 5, 22);
+      const file = join(dir, 'cut.bin');
+      await writeFile(file, data);
+      const retries: string[] = [];
+      const { error } = await storage.from('tus').uploadResumable(`${user.id}/cut-file.bin`, file, {
+        urlStore: false,
+        chunkSize: 3 * MiB,
+        onRetry: ({ error }) => retries.push(error.code),
+      }).result;
+      expect(error).toBeNull();
+      expect(proxy.cuts()).toBe(1);
+      expect(retries[0]).toBe('network_error');
+      expect(
+        await storedSha(clientFor(server, user).storage, 'tus', `${user.id}/cut-file.bin`),
+      ).toBe(sha256(data));
+    } finally {
+      await proxy.close();
+      await rm(dir, { recursive: true, force: true });
     }
   }, 60_000);
 

@@ -38,6 +38,41 @@ interface UploadRecord {
 const tusError = (status: number, body: string) => ({ status_code: status, body: `${body}\n` });
 
 /**
+ * tus's record store (a JSON file per upload), with each record's text also kept in memory
+ * once read or written: every PATCH reads the record three times (our access check, the size
+ * limit, tus itself), and each file read is several thread-pool round trips. This process is
+ * the only one writing the directory; the files stay the truth across restarts.
+ */
+class CachedFileKvStore extends FileConfigstore {
+  readonly #texts = new Map<string, string>();
+  /** Bumped by every write, so a read that raced one does not cache what it read. */
+  #writes = 0;
+
+  override async get(key: string): Promise<Upload | undefined> {
+    const text = this.#texts.get(key);
+    if (text !== undefined) return JSON.parse(text) as Upload;
+    const writes = this.#writes;
+    const value = await super.get(key);
+    if (value !== undefined && writes === this.#writes) this.#texts.set(key, JSON.stringify(value));
+    return value;
+  }
+
+  override async set(key: string, value: Upload): Promise<void> {
+    const text = JSON.stringify(value);
+    this.#writes++;
+    this.#texts.delete(key);
+    await super.set(key, value);
+    this.#texts.set(key, text);
+  }
+
+  override async delete(key: string): Promise<void> {
+    this.#writes++;
+    this.#texts.delete(key);
+    await super.delete(key);
+  }
+}
+
+/**
  * The file store of tus, plus: an upload that just became an object still answers (as
  * complete) until the end of the request's turn, because tus reads it back after its
  * finish hook.
@@ -51,7 +86,7 @@ class ObjectFileStore extends FileStore {
   ) {
     super({
       directory: dir,
-      configstore: new FileConfigstore(dir),
+      configstore: new CachedFileKvStore(dir),
       expirationPeriodInMilliseconds: expiryMs,
     });
   }
@@ -62,8 +97,9 @@ class ObjectFileStore extends FileStore {
 
   /**
    * Appends a chunk at `offset`, batching socket reads into 1 MiB positioned writes (the
-   * stock store issues one small write per socket read). What arrived before an error is
-   * kept: the offset of an upload is the size of its file.
+   * stock store issues one small write per socket read); one batch is written while the next
+   * one arrives. What arrived before an error is kept: the offset of an upload is the size of
+   * its file.
    */
   override async write(readable: Readable, id: string, offset: number): Promise<number> {
     if (!UUID.test(id)) throw ERRORS.FILE_NOT_FOUND;
@@ -71,20 +107,28 @@ class ObjectFileStore extends FileStore {
     let position = offset;
     let pending: Buffer[] = [];
     let bytes = 0;
-    const flush = async () => {
-      if (bytes === 0) return;
-      const buffers = pending;
-      const size = bytes;
-      pending = [];
-      bytes = 0;
-      await handle.writev(buffers, position);
-      position += size;
+    let writing: Promise<unknown> = Promise.resolve();
+    const flush = (): Promise<unknown> => {
+      if (bytes > 0) {
+        const buffers = pending;
+        const at = position;
+        position += bytes;
+        pending = [];
+        bytes = 0;
+        writing = writing.then(() => handle.writev(buffers, at));
+        // Awaited before the next batch or at the end; handled now so it is never unhandled.
+        writing.catch(() => {});
+      }
+      return writing;
     };
     try {
       for await (const chunk of readable) {
         pending.push(chunk as Buffer);
         bytes += (chunk as Buffer).byteLength;
-        if (bytes >= WRITE_BATCH) await flush();
+        if (bytes >= WRITE_BATCH) {
+          await writing;
+          void flush();
+        }
       }
       await flush();
     } catch (error) {
