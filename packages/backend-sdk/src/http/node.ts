@@ -111,8 +111,9 @@ export function nodeFetch(url: string, init: NodeRequestInit = {}): Promise<Resp
  * copies byte arrays but sends a stream's pieces as they are), a streamed body read whole.
  */
 export async function forFetch(
-  body: Uint8Array | StreamedBody | null | undefined,
+  body: Uint8Array | Blob | StreamedBody | null | undefined,
 ): Promise<BodyInit | null | undefined> {
+  if (body instanceof Blob) return body;
   const bytes = isStreamed(body) ? await body.bytes() : body;
   return bytes
     ? (ReadableStream as unknown as { from(x: unknown[]): ReadableStream }).from([bytes])

@@ -22,9 +22,24 @@ describe('tus protocol helpers', () => {
     );
   });
 
-  it('retries network failures, 5xx, 409 and 423 only', () => {
+  it('treats 404 and 409 on creation as final answers about the object', async () => {
+    const exists = await tusFailure(
+      new Response('The resource already exists', { status: 409 }),
+      'POST',
+    );
+    expect(exists).toMatchObject({ status: 409, code: 'already_exists' });
+    expect(exists.message).toBe('The object already exists: The resource already exists');
+    expect(isRetryable(exists)).toBe(false);
+    const noBucket = await tusFailure(new Response('Bucket not found', { status: 404 }), 'POST');
+    expect(noBucket).toMatchObject({ status: 404, code: 'http_404' });
+    expect(isRetryable(noBucket)).toBe(false);
+    expect((await tusFailure(new Response('', { status: 404 }), 'HEAD')).code).toBe('upload_gone');
+  });
+
+  it('retries network failures, 5xx, 409 on an upload and 423 only', () => {
     const e = (status: number, code = `http_${status}`) => new UploadError('x', { status, code });
-    expect([500, 503, 409, 423].map((s) => isRetryable(e(s)))).toEqual([true, true, true, true]);
+    expect([500, 503, 423].map((s) => isRetryable(e(s)))).toEqual([true, true, true]);
+    expect(isRetryable(e(409, 'offset_mismatch'))).toBe(true);
     expect([400, 403, 404, 412, 413, 415].some((s) => isRetryable(e(s)))).toBe(false);
     expect(isRetryable(e(0, 'network_error'))).toBe(true);
     expect(isRetryable(e(0, 'aborted'))).toBe(false);

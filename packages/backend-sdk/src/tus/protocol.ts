@@ -5,8 +5,15 @@
 import type { StreamedBody } from '../http/index';
 import { UploadError } from './errors';
 
-/** The bytes of a chunk: in memory, or a range of a file read as it is sent (Node). */
-export type ChunkBody = Uint8Array | StreamedBody;
+/**
+ * The bytes of a chunk: in memory, a slice of a file the browser reads as it sends it, or a
+ * range of a file read as it is sent (Node).
+ */
+export type ChunkBody = Uint8Array | Blob | StreamedBody;
+
+/** The length of a chunk in bytes. */
+export const chunkLength = (body: ChunkBody): number =>
+  typeof Blob !== 'undefined' && body instanceof Blob ? body.size : (body as Uint8Array).length;
 
 /**
  * Sends one request. Resolves with the response whatever its status; rejects only on a
@@ -95,18 +102,24 @@ export async function tusRequest(
 /**
  * Turns an unexpected tus response into an `UploadError` carrying the server's text. An
  * upload that is gone (404, 410) or no longer visible to its client (403 on HEAD) has code
- * `upload_gone`.
+ * `upload_gone`; a 409 is `offset_mismatch` for an upload and `already_exists` for a
+ * creation.
  */
 export async function tusFailure(res: Response, method: string): Promise<UploadError> {
   const text = (await res.text().catch(() => '')).trim();
   const { status } = res;
+  // A creation answers for the object, not for an upload: its 404 (no such bucket) and 409
+  // (the object exists) are final, never "start over" or "ask the offset again".
+  const creating = method === 'POST';
   const code =
-    status === 404 || status === 410 || (status === 403 && method === 'HEAD')
+    !creating && (status === 404 || status === 410 || (status === 403 && method === 'HEAD'))
       ? 'upload_gone'
       : status === 409
-        ? 'offset_mismatch'
+        ? creating
+          ? 'already_exists'
+          : 'offset_mismatch'
         : `http_${status}`;
-  const hint = HINTS[status];
+  const hint = creating && status === 409 ? 'The object already exists' : HINTS[status];
   const message = hint
     ? `${hint}${text ? `: ${text}` : ''}`
     : text || `${method} failed with HTTP ${status}`;

@@ -16,7 +16,7 @@ export function isRetryable(error: unknown): boolean {
   if (code === 'aborted') return false;
   return status === 0
     ? code === 'network_error'
-    : status >= 500 || status === 409 || status === 423;
+    : status >= 500 || code === 'offset_mismatch' || status === 423;
 }
 
 /** False only in a browser that knows it is offline. */

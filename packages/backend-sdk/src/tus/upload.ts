@@ -6,6 +6,7 @@ import { UploadError } from './errors';
 import { defaultUrlStore, fingerprint, type UrlStore } from './fingerprint';
 import {
   type ChunkBody,
+  chunkLength,
   createUpload,
   encodeMetadata,
   headUpload,
@@ -330,13 +331,13 @@ export class ResumableUpload {
     } else {
       const useChunk = opts.uploadDataDuringCreation !== false;
       chunk = useChunk ? await this.#read(source, 0) : undefined;
-      if (chunk?.last) total = chunk.data.length;
+      if (chunk?.last) total = chunkLength(chunk.data);
       if (total === undefined && !useChunk) {
         chunk = await this.#read(source, 0);
-        if (chunk.last) total = chunk.data.length;
+        if (chunk.last) total = chunkLength(chunk.data);
       }
       const sendFirst = useChunk && (total === undefined || total > 0);
-      if (sendFirst && chunk && !chunk.last) this.#readAhead(source, chunk.data.length);
+      if (sendFirst && chunk && !chunk.last) this.#readAhead(source, chunkLength(chunk.data));
       const meta = encodeMetadata({
         bucketName: bucket,
         objectName: path,
@@ -364,11 +365,11 @@ export class ResumableUpload {
     while (total === undefined || this.bytes < total) {
       const at = this.bytes;
       const next = await this.#read(source, at);
-      if (!next.last) this.#readAhead(source, at + next.data.length);
-      if (next.last) total = at + next.data.length;
+      if (!next.last) this.#readAhead(source, at + chunkLength(next.data));
+      if (next.last) total = at + chunkLength(next.data);
       const deferred = !lengthSent && next.last ? total : undefined;
       this.bytes = await patchUpload(fetch, url, headers, signal, at, next.data, deferred);
-      if (this.bytes <= at && next.data.length > 0) {
+      if (this.bytes <= at && chunkLength(next.data) > 0) {
         throw new UploadError('The server accepted no bytes', { status: 0, code: 'network_error' });
       }
       progress(this.bytes - at);

@@ -271,6 +271,27 @@ describe('resumable uploads against the real server', () => {
     expect(data).toBe(false);
   }, 30_000);
 
+  it('fails at once, in one request, when the object exists and upsert is off', async () => {
+    const user = newUser(server);
+    const path = `${user.id}/taken.bin`;
+    const first = clientFor(server, user)
+      .storage.from('tus')
+      .uploadResumable(path, new Blob([bytes(100)]), { urlStore: false });
+    expect((await first.result).error).toBeNull();
+    const { log, fetcher } = recording();
+    let retries = 0;
+    const again = await clientFor(server, user, { fetch: fetcher })
+      .storage.from('tus')
+      .uploadResumable(path, new Blob([bytes(100, 3)]), {
+        urlStore: false,
+        onRetry: () => retries++,
+      }).result;
+    expect(again.error).toMatchObject({ name: 'UploadError', status: 409, code: 'already_exists' });
+    expect(log).toEqual(['POST 409']);
+    expect(retries).toBe(0);
+    expect(await storedSha(clientFor(server, user).storage, 'tus', path)).toBe(sha256(bytes(100)));
+  }, 30_000);
+
   it('runs a queue with a concurrency limit', async () => {
     const user = newUser(server);
     const { storage } = clientFor(server, user);
