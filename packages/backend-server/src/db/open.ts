@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { openPgliteThread } from './pglite-remote';
-import { readSnapshot, saveSnapshot } from './snapshot';
+import { findSnapshot, saveSnapshot } from './snapshot';
 import type { Database } from './types';
 
 // Bumped by hand when the way the platform is applied changes.
@@ -96,10 +96,10 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     return db;
   }
   const cacheDir = options.cacheDir ?? join(homedir(), '.cache', 'app-backend-server');
-  const snapshot = await readSnapshot(cacheDir, version);
+  const snapshot = await findSnapshot(cacheDir, version);
   if (snapshot) {
     try {
-      return await openPgliteThread({ dataDir: options.dataDir, loadDataDir: snapshot });
+      return await openPgliteThread({ dataDir: options.dataDir, snapshotFile: snapshot });
     } catch {
       // A damaged snapshot: fall through and make a new one.
     }
@@ -112,5 +112,5 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       await builder.close();
     }
   });
-  return openPgliteThread({ dataDir: options.dataDir, loadDataDir: made });
+  return openPgliteThread({ dataDir: options.dataDir, snapshotFile: made });
 }

@@ -78,8 +78,8 @@ function threadScript(): Promise<string> {
 
 export interface PgliteThreadOptions {
   dataDir?: string | undefined;
-  /** A `dumpDataDir()` tarball to start from (the platform snapshot). */
-  loadDataDir?: Uint8Array | undefined;
+  /** A gzipped data-directory tarball to start from (the platform snapshot). */
+  snapshotFile?: string | undefined;
 }
 
 /**
@@ -90,7 +90,7 @@ export interface PgliteThreadOptions {
 export async function openPgliteThread(options: PgliteThreadOptions = {}): Promise<Database> {
   const init: ThreadInit = {
     dataDir: options.dataDir ?? null,
-    loadDataDir: options.loadDataDir ?? null,
+    snapshotFile: options.snapshotFile ?? null,
   };
   const worker = new Worker(await threadScript(), { workerData: init });
   const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();

@@ -3,6 +3,7 @@
  * pglite-remote.ts). Owns the embedded database and answers the main thread's calls, so
  * the WASM backend works on one core while HTTP and REST work on the other.
  */
+import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openPglite } from './pglite';
 import { type Call, type Reply, serializeError, type ThreadInit } from './thread-protocol';
@@ -13,7 +14,9 @@ if (!port) throw new Error('pglite-thread: not in a worker');
 const init = workerData as ThreadInit;
 const ready = openPglite({
   dataDir: init.dataDir ?? undefined,
-  loadDataDir: init.loadDataDir ? new Blob([init.loadDataDir]) : undefined,
+  loadDataDir: init.snapshotFile
+    ? new Blob([readFileSync(init.snapshotFile)], { type: 'application/gzip' })
+    : undefined,
 });
 
 const post = (reply: Reply, transfer: ArrayBuffer[] = []) => port.postMessage(reply, transfer);

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase, platformVersion } from './open';
 import { ROLES_SQL } from './platform-sql';
@@ -44,8 +45,8 @@ describe('platform snapshot', () => {
     'is a cleanly shut down data directory that restores with the platform in place',
     async () => {
       const cacheDir = await tempDir();
-      const stale = join(cacheDir, 'platform-pglite-0.0.0-0000000000000000.tar');
-      const recent = join(cacheDir, 'platform-pglite-0.0.1-0000000000000000.tar');
+      const stale = join(cacheDir, 'platform-pglite-0.0.0-0000000000000000.tar.gz');
+      const recent = join(cacheDir, 'platform-pglite-0.0.1-0000000000000000.tar.gz');
       await writeFile(stale, 'unused for eight days');
       await writeFile(recent, 'read yesterday');
       const day = 24 * 3600 * 1000;
@@ -59,9 +60,9 @@ describe('platform snapshot', () => {
       await first.close();
 
       const names = await readdir(cacheDir);
-      const name = names.find((n) => n.endsWith('.tar') && n !== basename(recent));
-      expect(name).toMatch(/^platform-pglite-.*\.tar$/);
-      const files = untar(await readFile(join(cacheDir, name as string)));
+      const name = names.find((n) => n.endsWith('.tar.gz') && n !== basename(recent));
+      expect(name).toMatch(/^platform-pglite-.*\.tar\.gz$/);
+      const files = untar(gunzipSync(await readFile(join(cacheDir, name as string))));
       expect(files.has('/PG_VERSION')).toBe(true);
       const control = files.get('/global/pg_control');
       expect(control && Buffer.from(control).readUInt32LE(16)).toBe(DB_SHUTDOWNED);
@@ -91,7 +92,11 @@ describe('platform snapshot', () => {
       );
       expect(rows).toEqual([{ n: 'probe2' }]);
       await db.close();
-      expect((await readFile(file)).subarray(257, 262).toString()).toBe('ustar');
+      expect(
+        gunzipSync(await readFile(file))
+          .subarray(257, 262)
+          .toString(),
+      ).toBe('ustar');
     },
     SLOW,
   );

@@ -11,6 +11,7 @@ import {
   writeFile,
 } from 'node:fs/promises';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 
 /**
  * The platform snapshot: a PGlite data directory with the platform schema applied, kept as
@@ -78,42 +79,45 @@ export async function tarDataDir(dir: string): Promise<Uint8Array> {
   return Buffer.concat(parts);
 }
 
-/** Where the snapshot for `version` lives in `cacheDir`. */
+/**
+ * Where the snapshot for `version` lives in `cacheDir`: a gzipped tarball (4–5 MB instead of
+ * 40, which keeps the restore's transient buffers, and so the server's resident memory,
+ * small).
+ */
 export const snapshotPath = (cacheDir: string, version: string) =>
-  join(cacheDir, `platform-${version}.tar`);
+  join(cacheDir, `platform-${version}.tar.gz`);
 
-/** The cached snapshot, or null when there is none yet. */
-export async function readSnapshot(cacheDir: string, version: string): Promise<Uint8Array | null> {
+/** The cached snapshot's path, or null when there is none yet. */
+export async function findSnapshot(cacheDir: string, version: string): Promise<string | null> {
   const file = snapshotPath(cacheDir, version);
   if (!existsSync(file)) return null;
-  const data = await readFile(file);
   const now = new Date();
   await utimes(file, now, now).catch(() => {}); // in use: kept by pruneSnapshots
-  return data;
+  return file;
 }
 
 /**
  * Builds the snapshot: `build` initialises a PGlite data directory in a temporary folder
  * and shuts it down cleanly; the folder is then archived into the cache (atomically, so
  * concurrent first starts never read half a file) and snapshots of other versions are
- * removed. Returns the archive.
+ * removed. Returns the archive's path.
  */
 export async function saveSnapshot(
   cacheDir: string,
   version: string,
   build: (dataDir: string) => Promise<void>,
-): Promise<Uint8Array> {
+): Promise<string> {
   await mkdir(cacheDir, { recursive: true });
   const workDir = await mkdtemp(join(cacheDir, 'build-'));
   try {
     await build(workDir);
-    const tar = await tarDataDir(workDir);
+    const tar = gzipSync(await tarDataDir(workDir), { level: 1 });
     const file = snapshotPath(cacheDir, version);
     const partial = `${file}.${process.pid}.${Date.now()}.partial`;
     await writeFile(partial, tar);
     await rename(partial, file);
     await pruneSnapshots(cacheDir, file);
-    return tar;
+    return file;
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }

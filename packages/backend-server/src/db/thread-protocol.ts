@@ -3,8 +3,8 @@ import type { Statement } from './types';
 
 export interface ThreadInit {
   dataDir: string | null;
-  /** A `dumpDataDir()` tarball to start from. */
-  loadDataDir: Uint8Array | null;
+  /** A gzipped data-directory tarball to start from (the platform snapshot), read here. */
+  snapshotFile: string | null;
 }
 
 /** A call without its id (distributes over the union, unlike Omit). */
