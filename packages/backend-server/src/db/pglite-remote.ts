@@ -1,10 +1,9 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { workerScript } from '../worker-script';
 import {
   type Call,
   type CallBody,
@@ -15,19 +14,6 @@ import {
 } from './thread-protocol';
 import type { Database, QueryResult, Settled, Transaction, TransactionOptions } from './types';
 
-const here = () => dirname(fileURLToPath(import.meta.url));
-
-/** The worker's source: beside this file, or under src/ when running from dist/. */
-function threadSource(): string {
-  const candidates = [
-    join(here(), 'pglite-thread.ts'),
-    resolve(here(), '../src/db/pglite-thread.ts'),
-  ];
-  const found = candidates.find((path) => existsSync(path));
-  if (!found) throw new Error('pglite: pglite-thread.ts not found');
-  return found;
-}
-
 /** PGlite's ES module entry (its wasm and data files are found relative to it). */
 function pgliteEntry(): string {
   const cjs = createRequire(import.meta.url).resolve('@electric-sql/pglite');
@@ -35,46 +21,13 @@ function pgliteEntry(): string {
   return existsSync(esm) ? esm : cjs;
 }
 
-let compiled: Promise<string> | null = null;
-
-/**
- * The worker script: built beside the bundle (dist/pglite-thread.js), or else compiled
- * from source once per process; PGlite itself stays an import of the installed package.
- */
-function threadScript(): Promise<string> {
-  compiled ??= (async () => {
-    const built = join(here(), 'pglite-thread.js');
-    if (existsSync(built)) return built;
-    const pglite = pathToFileURL(pgliteEntry()).href;
-    const outfile = join(await mkdtemp(join(tmpdir(), 'backend-pglite-')), 'thread.mjs');
-    const { build } = await import('esbuild');
-    await build({
-      entryPoints: [threadSource()],
-      bundle: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node20',
-      outfile,
-      logLevel: 'silent',
-      plugins: [
-        {
-          name: 'pglite-external',
-          setup(b) {
-            b.onResolve({ filter: /^@electric-sql\/pglite$/ }, () => ({
-              path: pglite,
-              external: true,
-            }));
-          },
-        },
-      ],
-    });
-    return outfile;
-  })();
-  compiled.catch(() => {
-    compiled = null;
+/** The worker's script; PGlite itself stays an import of the installed package. */
+const threadScript = () =>
+  workerScript({
+    name: 'pglite-thread',
+    source: 'db/pglite-thread.ts',
+    external: { '@electric-sql/pglite': pathToFileURL(pgliteEntry()).href },
   });
-  return compiled;
-}
 
 export interface PgliteThreadOptions {
   dataDir?: string | undefined;

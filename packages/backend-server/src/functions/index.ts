@@ -1,12 +1,12 @@
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { type Context, Hono } from 'hono';
 import { bearerToken, verifyJwt } from '../http/jwt';
 import type { AppEnv, ServerContext, ServiceInstance, ServiceModule } from '../service';
+import { workerScript } from '../worker-script';
 import { CompileError, Compiler } from './compile';
 import { HOP_BY_HOP } from './protocol';
 import {
@@ -24,31 +24,6 @@ const BASE_PATH = '/functions/v1';
 /** Function names: the hosted slug rule; `_shared` and dot-folders are never functions. */
 const NAME = /^\/([A-Za-z0-9][A-Za-z0-9_-]*)(\/.*)?$/;
 const ENTRIES = ['index.ts', 'index.js', 'index.mjs', 'index.tsx'];
-
-/** The worker runtime's source: beside this file, or under src/ when running from dist/. */
-/**
- * The worker runtime: prebuilt next to the server in `dist/` (tsup's `functions-runtime`
- * entry); bundled from source into `cacheDir` when the server runs from source (tests).
- */
-async function workerRuntime(cacheDir: string): Promise<string> {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const prebuilt = join(here, 'functions-runtime.js');
-  if (existsSync(prebuilt)) return prebuilt;
-  const source = join(here, 'worker-runtime.ts');
-  if (!existsSync(source)) throw new Error('functions: worker runtime not found');
-  const outfile = join(cacheDir, 'runtime.mjs');
-  const { build } = await import('esbuild');
-  await build({
-    entryPoints: [source],
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    outfile,
-    logLevel: 'silent',
-  });
-  return outfile;
-}
 
 function findEntry(dir: string): string | null {
   for (const file of ENTRIES) {
@@ -95,7 +70,11 @@ function remoteOf(c: Context<AppEnv>): InvokeRequest['remote'] {
 async function createFunctions(ctx: ServerContext): Promise<ServiceInstance> {
   const { config } = ctx;
   const cacheDir = await mkdtemp(join(tmpdir(), 'backend-functions-'));
-  const runtimePath = await workerRuntime(cacheDir);
+  // Each function's worker thread runs this (see worker-runtime.ts).
+  const runtimePath = await workerScript({
+    name: 'functions-runtime',
+    source: 'functions/worker-runtime.ts',
+  });
   const compiler = new Compiler(cacheDir, config.functionsDir ?? cacheDir);
   const settings = new FunctionSettings(config);
   const tokenIsValid = tokenChecker(config.jwtSecret);
