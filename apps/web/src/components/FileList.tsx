@@ -1,10 +1,31 @@
 import type { RangeQueryResult } from '@app/backend-react';
-import { useVirtualizer } from '@tanstack/react-virtual';
+import { type Range, useVirtualizer } from '@tanstack/react-virtual';
 import { type KeyboardEvent, memo, useLayoutEffect, useRef, useState } from 'react';
 import { formatBytes, formatDate } from '../format';
 import type { FileRow, FolderRow } from '../lib/api';
 
 export const ROW_HEIGHT = 44;
+/** Rows are added and removed in blocks of this many, not one by one as the list scrolls. */
+export const BLOCK = 16;
+/** Rows kept rendered at least beyond each edge of the visible ones. */
+export const MARGIN = 8;
+
+/**
+ * The rows to render for the visible ones: whole blocks covering them and a margin either
+ * side. While the list scrolls within those, the DOM does not change at all (the browser
+ * just moves the layer); when it changes, a whole block comes and goes at once.
+ */
+export function blockRange({ startIndex, endIndex, count }: Range): number[] {
+  if (count === 0) return [];
+  // Both ends move together, once per block: the start is the block before the margin, and
+  // enough whole blocks follow it to cover the visible rows and the margin after them.
+  const start = Math.max(0, Math.floor((startIndex - MARGIN) / BLOCK) * BLOCK);
+  const blocks = Math.ceil((endIndex - startIndex + 1 + 2 * MARGIN + BLOCK) / BLOCK);
+  const end = Math.min(count - 1, start + blocks * BLOCK - 1);
+  const out: number[] = [];
+  for (let i = start; i <= end; i += 1) out.push(i);
+  return out;
+}
 
 /** An entry of the list: a folder or a file. */
 export type Entry = { kind: 'folder'; row: FolderRow } | { kind: 'file'; row: FileRow };
@@ -103,6 +124,61 @@ const Placeholder = memo(function Placeholder({ start }: { start: number }) {
   );
 });
 
+interface RowsProps {
+  first: number;
+  last: number;
+  folders: FolderRow[];
+  files: Props['files'];
+  selected: Set<string>;
+  actions: RowActions;
+}
+
+/**
+ * Rows `first`..`last`. Memoised on the range: the virtualiser re-renders the list on every
+ * scroll event, but while the rendered block stays the same this bails out.
+ */
+const Rows = memo(function Rows({ first, last, folders, files, selected, actions }: RowsProps) {
+  const out = [];
+  for (let index = first; index <= last; index += 1) {
+    const start = index * ROW_HEIGHT;
+    if (index < folders.length) {
+      const row = folders[index];
+      if (row) {
+        const key = `folder:${row.id}`;
+        out.push(
+          <Row
+            key={key}
+            kind="folder"
+            row={row}
+            start={start}
+            selected={selected.has(key)}
+            actions={actions}
+          />,
+        );
+        continue;
+      }
+    } else {
+      const row = files.rowAt(index - folders.length);
+      if (row) {
+        const key = `file:${row.id}`;
+        out.push(
+          <Row
+            key={key}
+            kind="file"
+            row={row}
+            start={start}
+            selected={selected.has(key)}
+            actions={actions}
+          />,
+        );
+        continue;
+      }
+    }
+    out.push(<Placeholder key={`index:${index}`} start={start} />);
+  }
+  return out;
+});
+
 /**
  * The folder browser's list: folders first, then files, virtualised (only the rows on screen
  * exist in the DOM) and fetched by ranges around what is visible.
@@ -117,7 +193,7 @@ export function FileList({ folders, files, selected, onToggle, onOpen, label }: 
     count,
     getScrollElement: () => scroller.current,
     estimateSize: () => ROW_HEIGHT,
-    overscan: 12,
+    rangeExtractor: blockRange,
   });
   const items = virtualizer.getVirtualItems();
   const first = items[0]?.index ?? 0;
@@ -160,40 +236,16 @@ export function FileList({ folders, files, selected, onToggle, onOpen, label }: 
       </div>
       <div className="list-scroll" ref={scroller} data-testid="list-scroll">
         <ul aria-label={label} style={{ height: virtualizer.getTotalSize() }} className="rows">
-          {items.map((v) => {
-            if (v.index < folders.length) {
-              const row = folders[v.index];
-              if (row) {
-                const key = `folder:${row.id}`;
-                return (
-                  <Row
-                    key={key}
-                    kind="folder"
-                    row={row}
-                    start={v.start}
-                    selected={selected.has(key)}
-                    actions={actions}
-                  />
-                );
-              }
-            } else {
-              const row = files.rowAt(v.index - folders.length);
-              if (row) {
-                const key = `file:${row.id}`;
-                return (
-                  <Row
-                    key={key}
-                    kind="file"
-                    row={row}
-                    start={v.start}
-                    selected={selected.has(key)}
-                    actions={actions}
-                  />
-                );
-              }
-            }
-            return <Placeholder key={v.key} start={v.start} />;
-          })}
+          {items.length > 0 ? (
+            <Rows
+              first={first}
+              last={last}
+              folders={folders}
+              files={files}
+              selected={selected}
+              actions={actions}
+            />
+          ) : null}
         </ul>
       </div>
     </div>
