@@ -117,6 +117,9 @@ export function useRangeQuery<TRow, TClient = unknown>(
 
   const totalRef = useRef(total);
   totalRef.current = total;
+  // The pages asked for, read by setVisibleRange: a scroll step within them sets no state.
+  const pagesRef = useRef(pages);
+  pagesRef.current = pages;
 
   const setVisibleRange = useCallback(
     (start: number, end: number) => {
@@ -127,6 +130,9 @@ export function useRangeQuery<TRow, TClient = unknown>(
           : Math.max(0, Math.ceil(totalRef.current / pageSize) - 1);
       const first = Math.min(lastPage, Math.max(0, Math.floor(start / pageSize) - 1));
       const last = Math.min(lastPage, Math.floor(Math.max(start, end) / pageSize) + 1);
+      let known = true;
+      for (let p = first; p <= last && known; p += 1) known = pagesRef.current.includes(p);
+      if (known) return;
       setWanted((current) => {
         const base = current.key === keyHash ? current.pages : [0];
         const needed: number[] = [];
