@@ -31,7 +31,7 @@ const threadScript = () =>
 
 export interface PgliteThreadOptions {
   dataDir?: string | undefined;
-  /** A gzipped data-directory tarball to start from (the platform snapshot). */
+  /** A data-directory tarball to start from (the platform snapshot), read by the thread. */
   snapshotFile?: string | undefined;
 }
 

@@ -79,11 +79,7 @@ export async function tarDataDir(dir: string): Promise<Uint8Array> {
   return Buffer.concat(parts);
 }
 
-/**
- * Where the snapshot for `version` lives in `cacheDir`: a gzipped tarball (4–5 MB instead of
- * 40, which keeps the restore's transient buffers, and so the server's resident memory,
- * small).
- */
+/** Where the snapshot for `version` lives in `cacheDir`: a gzipped tarball (4–5 MB). */
 export const snapshotPath = (cacheDir: string, version: string) =>
   join(cacheDir, `platform-${version}.tar.gz`);
 

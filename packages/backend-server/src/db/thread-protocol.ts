@@ -3,7 +3,7 @@ import type { Statement } from './types';
 
 export interface ThreadInit {
   dataDir: string | null;
-  /** A gzipped data-directory tarball to start from (the platform snapshot), read here. */
+  /** A data-directory tarball to start from (the platform snapshot), read by the thread. */
   snapshotFile: string | null;
 }
 
