@@ -72,13 +72,19 @@ class CachedFileKvStore extends FileConfigstore {
   }
 }
 
+/** How many finished uploads keep answering HEAD as complete (the oldest go first). */
+const FINISHED_KEPT = 10_000;
+
 /**
- * The file store of tus, plus: an upload that just became an object still answers (as
- * complete) until the end of the request's turn, because tus reads it back after its
- * finish hook.
+ * The file store of tus, plus: an upload that became an object keeps answering as complete
+ * (a HEAD gets its full offset) until it would have expired, so a client that lost the
+ * last PATCH's answer (paused, cut off) learns it is done instead of starting over; and
+ * while the object is being committed, reads of the upload wait for the commit, so
+ * "complete" is never said before the object exists.
  */
 class ObjectFileStore extends FileStore {
   readonly finished = new Map<string, Upload>();
+  readonly finishing = new Map<string, Promise<void>>();
 
   constructor(
     private readonly dir: string,
@@ -92,7 +98,21 @@ class ObjectFileStore extends FileStore {
   }
 
   override async getUpload(id: string): Promise<Upload> {
+    await this.finishing.get(id);
     return this.finished.get(id) ?? super.getUpload(id);
+  }
+
+  /** Remembers a finished upload as complete for `keepMs`. */
+  keepFinished(upload: Upload, keepMs: number) {
+    this.finished.delete(upload.id);
+    this.finished.set(upload.id, upload);
+    for (const id of this.finished.keys()) {
+      if (this.finished.size <= FINISHED_KEPT) break;
+      this.finished.delete(id);
+    }
+    setTimeout(() => {
+      if (this.finished.get(upload.id) === upload) this.finished.delete(upload.id);
+    }, keepMs).unref();
   }
 
   /**
@@ -273,7 +293,13 @@ export function createTus(s: StorageContext, expiryMs: number): TusService {
       const caller = infoOf(req).caller ?? (await callerFor(req, bucket, name)).caller;
       const file = join(s.disk.tus, upload.id);
       const size = upload.size ?? (await stat(file)).size;
-      datastore.finished.set(upload.id, new Upload({ ...upload, size, offset: size }));
+      let committed!: () => void;
+      datastore.finishing.set(
+        upload.id,
+        new Promise<void>((resolve) => {
+          committed = resolve;
+        }),
+      );
       try {
         await s.disk.syncFile(file);
         await s.disk.adopt(file, upload.id);
@@ -293,15 +319,15 @@ export function createTus(s: StorageContext, expiryMs: number): TusService {
           },
           record.storage_upsert ? 'upsert' : 'insert',
         );
+        datastore.keepFinished(new Upload({ ...upload, size, offset: size }), expiryMs);
       } catch (error) {
-        datastore.finished.delete(upload.id);
         await rm(file, { force: true });
         throw error;
       } finally {
         await kv.delete(upload.id).catch(() => {});
+        datastore.finishing.delete(upload.id);
+        committed();
       }
-      // tus reads it back right after this hook returns, within the same turn of the loop.
-      setImmediate(() => datastore.finished.delete(upload.id));
       return { headers: { 'Tus-Complete': '1' } };
     },
     onResponseError: (_req: Request, error: Error | { status_code: number; body: string }) => {

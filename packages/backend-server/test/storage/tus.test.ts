@@ -120,12 +120,15 @@ describe(`tus resumable uploads (${databaseKind()})`, () => {
       cacheControl: 'max-age=120',
       metadata: { via: 'tus' },
     });
-    // The finished upload is gone as an upload.
+    // The finished upload answers as complete (as the hosted backend's does), so a client
+    // that lost the last answer learns it is done.
     const head = await fetch(url, {
       method: 'HEAD',
       headers: { ...tusHeaders(alice), 'tus-resumable': '1.0.0' },
     });
-    expect(head.status).toBe(404);
+    expect(head.status).toBe(200);
+    expect(head.headers.get('upload-offset')).toBe(String(data.length));
+    expect(head.headers.get('upload-length')).toBe(String(data.length));
   });
 
   it('finishes an upload whose creation request carries the whole file, in that one request', async () => {
@@ -209,6 +212,28 @@ describe(`tus resumable uploads (${databaseKind()})`, () => {
       headers: { 'tus-resumable': '1.0.0' },
     });
     expect(unknown.status).toBe(404);
+  });
+
+  it('answers a finished upload as complete, and only once its object exists', async () => {
+    for (let round = 0; round < 5; round++) {
+      const name = `${alice.id}/tus/finished-${round}.bin`;
+      const created = await create(alice, name, 6);
+      const url = created.headers.get('location') ?? '';
+      // The last PATCH and a HEAD race, as when a client pauses while its last chunk is in
+      // flight and asks the offset when it resumes.
+      const last = patch(alice, url, 0, Buffer.from('abcdef'));
+      const head = fetch(url, { method: 'HEAD', headers: { 'tus-resumable': '1.0.0' } });
+      const seen = await head;
+      if (seen.status === 200 && seen.headers.get('upload-offset') === '6') {
+        expect((await asAlice.storage.from(bucket).exists(name)).data).toBe(true);
+      }
+      expect((await last).status).toBe(204);
+      const after = await fetch(url, { method: 'HEAD', headers: { 'tus-resumable': '1.0.0' } });
+      expect(after.status).toBe(200);
+      expect(after.headers.get('upload-offset')).toBe('6');
+      expect(after.headers.get('upload-length')).toBe('6');
+      expect(Buffer.from((await download(name)) as ArrayBuffer).toString()).toBe('abcdef');
+    }
   });
 
   it('checks RLS, the bucket and its limits when an upload is created (plain-text errors)', async () => {
