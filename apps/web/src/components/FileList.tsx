@@ -141,40 +141,21 @@ const Rows = memo(function Rows({ first, last, folders, files, selected, actions
   const out = [];
   for (let index = first; index <= last; index += 1) {
     const start = index * ROW_HEIGHT;
-    if (index < folders.length) {
-      const row = folders[index];
-      if (row) {
-        const key = `folder:${row.id}`;
-        out.push(
-          <Row
-            key={key}
-            kind="folder"
-            row={row}
-            start={start}
-            selected={selected.has(key)}
-            actions={actions}
-          />,
-        );
-        continue;
-      }
-    } else {
-      const row = files.rowAt(index - folders.length);
-      if (row) {
-        const key = `file:${row.id}`;
-        out.push(
-          <Row
-            key={key}
-            kind="file"
-            row={row}
-            start={start}
-            selected={selected.has(key)}
-            actions={actions}
-          />,
-        );
-        continue;
-      }
+    const folder = index < folders.length ? folders[index] : undefined;
+    const file = index < folders.length ? undefined : files.rowAt(index - folders.length);
+    const entry: Entry | null = folder
+      ? { kind: 'folder', row: folder }
+      : file
+        ? { kind: 'file', row: file }
+        : null;
+    if (!entry) {
+      out.push(<Placeholder key={`index:${index}`} start={start} />);
+      continue;
     }
-    out.push(<Placeholder key={`index:${index}`} start={start} />);
+    const key = entryKey(entry);
+    out.push(
+      <Row key={key} {...entry} start={start} selected={selected.has(key)} actions={actions} />,
+    );
   }
   return out;
 });
