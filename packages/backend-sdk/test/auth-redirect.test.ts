@@ -6,7 +6,7 @@ import {
   memoryStorage,
   type SessionStorage,
 } from '../src/auth/index';
-import { freshEmail, startSdkServer } from './support/server';
+import { freshEmail, lastMail, startSdkServer } from './support/server';
 
 let server: RunningServer;
 beforeAll(async () => {
@@ -41,11 +41,7 @@ afterEach(() => {
 
 /** Follows the link of the newest mail to `to` and returns where the server redirects. */
 async function followMail(to: string): Promise<string> {
-  const res = await fetch(`${server.url}/_dev/mail?to=${encodeURIComponent(to)}`, {
-    headers: { apikey: server.serviceRoleKey },
-  });
-  const [mail] = (await res.json()) as { links: string[] }[];
-  const link = mail?.links.find((l) => l.includes('/verify'));
+  const link = (await lastMail(server, to)).links.find((l) => l.includes('/verify'));
   if (!link) throw new Error(`no link in the mail to ${to}`);
   const hop = await fetch(link, { redirect: 'manual' });
   expect(hop.status).toBe(303);

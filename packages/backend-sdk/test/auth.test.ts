@@ -9,7 +9,7 @@ import {
 import { createClient } from '../src/index';
 import { officialClient } from './support/official';
 import { type Recorded, recordingFetch } from './support/record';
-import { freshEmail, startSdkServer } from './support/server';
+import { freshEmail, lastMail, startSdkServer } from './support/server';
 
 let server: RunningServer;
 beforeAll(async () => {
@@ -20,19 +20,6 @@ afterAll(async () => {
 });
 
 const PASSWORD = 'correct horse 1';
-
-/** The newest mail to `to` from the server's dev outbox. */
-async function lastMail(
-  to: string,
-): Promise<{ otp: string | null; links: string[]; type: string }> {
-  const res = await fetch(`${server.url}/_dev/mail?to=${encodeURIComponent(to)}`, {
-    headers: { apikey: server.serviceRoleKey },
-  });
-  const mails = (await res.json()) as { otp: string | null; links: string[]; type: string }[];
-  const mail = mails[0];
-  if (!mail) throw new Error(`no mail to ${to}`);
-  return mail;
-}
 
 const wire = (r: Recorded) => {
   const h: Record<string, string> = {};
@@ -123,7 +110,7 @@ describe('auth conformance with the official client (results and requests)', () 
       'verify otp',
       async (auth, email) => {
         await auth.signInWithOtp({ email });
-        return auth.verifyOtp({ email, token: (await lastMail(email)).otp, type: 'email' });
+        return auth.verifyOtp({ email, token: (await lastMail(server, email)).otp, type: 'email' });
       },
     ],
     ['bad otp', (auth, email) => auth.verifyOtp({ email, token: '000000', type: 'email' })],
@@ -355,7 +342,7 @@ describe('auth client', () => {
       events.push(e);
     });
     await auth.resetPasswordForEmail(email);
-    const { otp } = await lastMail(email);
+    const { otp } = await lastMail(server, email);
     const { error } = await auth.verifyOtp({ email, token: otp as string, type: 'recovery' });
     expect(error).toBeNull();
     expect(events).toContain('PASSWORD_RECOVERY');
@@ -376,7 +363,7 @@ describe('auth client', () => {
     await auth.signInWithOtp({ email, options: { emailRedirectTo: 'http://localhost:5173/cb' } });
     const otpBody = JSON.parse(rec.log.find((r) => r.path === '/auth/v1/otp')?.body ?? '{}');
     expect(otpBody.code_challenge_method).toBe('s256');
-    const link = (await lastMail(email)).links[0] as string;
+    const link = (await lastMail(server, email)).links[0] as string;
     const res = await fetch(link, { redirect: 'manual' });
     const code = new URL(res.headers.get('location') as string).searchParams.get('code');
     expect(code).toBeTruthy();

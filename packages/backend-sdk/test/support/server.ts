@@ -18,6 +18,23 @@ export function startSdkServer(): Promise<RunningServer> {
   });
 }
 
+/** A mail in the server's dev outbox. */
+export interface DevMail {
+  otp: string | null;
+  links: string[];
+  type: string;
+}
+
+/** The newest mail to `to` from the server's dev outbox (`GET /_dev/mail`). */
+export async function lastMail(server: RunningServer, to: string): Promise<DevMail> {
+  const res = await fetch(`${server.url}/_dev/mail?to=${encodeURIComponent(to)}`, {
+    headers: { apikey: server.serviceRoleKey },
+  });
+  const [mail] = (await res.json()) as DevMail[];
+  if (!mail) throw new Error(`no mail to ${to}`);
+  return mail;
+}
+
 /** A unique email for a fresh test user. */
 export const freshEmail = (tag = 'user'): string =>
   `${tag}-${crypto.randomUUID().slice(0, 8)}@example.com`;
