@@ -3,7 +3,7 @@ import { open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { FileConfigstore, FileStore } from '@tus/file-store';
-import { ERRORS, MemoryLocker, Metadata, Server, Upload } from '@tus/server';
+import { ERRORS, type Locker, MemoryLocker, Metadata, Server, Upload } from '@tus/server';
 import type { GatewayInfo } from '../http/gateway';
 import { authenticate, type Caller, serviceCaller } from './auth';
 import type { StorageContext } from './context';
@@ -161,6 +161,27 @@ class ObjectFileStore extends FileStore {
   }
 }
 
+/**
+ * tus's locks, taken for one request. A request whose client has gone neither takes an
+ * upload's lock nor keeps waiting for it: taking the lock makes its holder stop early, and
+ * after a cut connection the holder is most likely the client's own retry of the request
+ * that was cut.
+ */
+function lockerFor(locker: Locker, req: Request): Locker {
+  return {
+    newLock(id) {
+      const lock = locker.newLock(id);
+      return {
+        lock(signal, requestRelease) {
+          if (req.signal.aborted) return Promise.reject(ERRORS.ABORTED);
+          return lock.lock(AbortSignal.any([signal, req.signal]), requestRelease);
+        },
+        unlock: () => lock.unlock(),
+      };
+    },
+  };
+}
+
 /** The tus endpoint of storage: the unsigned and the `/sign` variants over one store. */
 export interface TusService {
   handle(req: Request, info: TusRequestInfo): Promise<Response>;
@@ -230,7 +251,7 @@ export function createTus(s: StorageContext, expiryMs: number): TusService {
   const options = (signed: boolean) => ({
     path: `${TUS_PATH}${signed ? '/sign' : ''}`,
     datastore,
-    locker,
+    locker: (req: Request) => lockerFor(locker, req),
     respectForwardedHeaders: true,
     disableTerminationForFinishedUploads: true,
     namingFunction: () => randomUUID(),

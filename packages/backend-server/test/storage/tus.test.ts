@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import { connect } from 'node:net';
 import type { SupabaseClient } from '@supabase/supabase-js';
 import { Upload } from 'tus-js-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -403,6 +404,56 @@ describe(`tus resumable uploads (${databaseKind()})`, () => {
     const head = await fetch(url, { method: 'HEAD', headers: { 'tus-resumable': '1.0.0' } });
     expect(head.headers.get('upload-offset')).toBe(String(body.length));
   });
+
+  it('a request whose client has gone does not interrupt the request holding the upload', async () => {
+    // A client whose PATCH was cut retries at once; the cut request may reach the upload's
+    // lock only after the retry holds it. It must not make the retry stop early.
+    const name = `${alice.id}/tus/stale.bin`;
+    const piece = Buffer.alloc(64 * 1024, 7);
+    const pieces = 18; // sent every 250 ms: longer than tus's 3 s lock drain
+    const created = await create(alice, name, piece.length * pieces);
+    const url = created.headers.get('location') ?? '';
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (sent > 0) await new Promise((r) => setTimeout(r, 250));
+        if (sent++ === pieces) controller.close();
+        else controller.enqueue(new Uint8Array(piece));
+      },
+    });
+    const live = fetch(url, {
+      method: 'PATCH',
+      headers: {
+        ...tusHeaders(alice),
+        'tus-resumable': '1.0.0',
+        'upload-offset': '0',
+        'content-type': 'application/offset+octet-stream',
+      },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    await waitFor(() => sent >= 3);
+    // The stale request: headers and a few bytes, then its connection is gone.
+    const { hostname, port, pathname } = new URL(url);
+    const socket = connect(Number(port), hostname);
+    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    const head = Object.entries({
+      ...tusHeaders(alice),
+      host: `${hostname}:${port}`,
+      'tus-resumable': '1.0.0',
+      'upload-offset': '0',
+      'content-type': 'application/offset+octet-stream',
+      'content-length': String(piece.length),
+    }).map(([k, v]) => `${k}: ${v}\r\n`);
+    await new Promise((resolve) =>
+      socket.write(`PATCH ${pathname} HTTP/1.1\r\n${head.join('')}\r\nabc`, resolve),
+    );
+    socket.destroy();
+    const res = await live;
+    expect(res.status).toBe(204);
+    expect(res.headers.get('upload-offset')).toBe(String(piece.length * pieces));
+    expect((await asAlice.storage.from(bucket).exists(name)).data).toBe(true);
+  }, 30_000);
 
   it('two uploads to one path: the first to finish wins, unless x-upsert', async () => {
     const name = `${alice.id}/tus/twice.txt`;
