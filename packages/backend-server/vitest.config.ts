@@ -11,6 +11,9 @@ const DATABASE_SUITES = [
   'test/realtime/**/*.test.ts',
 ];
 
+// Suites of the PostgreSQL server alone (its pipelined read path): the `postgres` project only.
+const POSTGRES_ONLY = ['test/db/pipeline.test.ts'];
+
 export default defineConfig({
   resolve: { alias: workspaceAliases },
   test: {
@@ -24,6 +27,7 @@ export default defineConfig({
         test: {
           name: 'pglite',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          exclude: POSTGRES_ONLY,
           globalSetup: ['test/support/global-snapshot.ts'],
         },
       },
@@ -31,7 +35,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'postgres',
-          include: DATABASE_SUITES,
+          include: [...DATABASE_SUITES, ...POSTGRES_ONLY],
           globalSetup: ['test/support/global-postgres.ts'],
         },
       },

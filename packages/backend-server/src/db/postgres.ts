@@ -1,4 +1,5 @@
 import postgres from 'postgres';
+import { Pipeline } from './pipeline';
 import type {
   Database,
   Queryable,
@@ -8,6 +9,7 @@ import type {
   Transaction,
   TransactionOptions,
 } from './types';
+import { connectTarget } from './wire-connect';
 
 const TEXT_TYPES = [20, 1700, 1082, 1083, 1114, 1184, 1266, 1186, 17];
 
@@ -40,6 +42,19 @@ export interface PostgresOptions {
   url: string;
   /** Pool size (default 10). */
   max?: number | undefined;
+  /** Connections of the pipelined read path (default 2; 0 = reads go through the pool). */
+  pipelined?: number | undefined;
+}
+
+/** The pipelined read path, or null when the URL or the server does not allow it. */
+async function openPipeline(url: string, size: number): Promise<Pipeline | null> {
+  const target = size > 0 ? connectTarget(url) : null;
+  if (!target) return null;
+  try {
+    return await Pipeline.open(target, size);
+  } catch {
+    return null;
+  }
 }
 
 /** A real PostgreSQL server through a connection pool. */
@@ -52,6 +67,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     connection: { application_name: 'backend-server' },
   }) as unknown as Sql;
   await sql`select 1`;
+  const pipeline = await openPipeline(options.url, options.pipelined ?? 2);
   const base = wrap(sql);
   return {
     kind: 'postgres',
@@ -88,10 +104,13 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
       }
     },
     async readBatch(statements, opts = {}) {
+      const piped = opts.rollback ? null : pipeline?.run(statements);
+      if (piped) return piped;
       const conn = (await sql.reserve()) as unknown as Sql & { release(): void };
       try {
-        // Queued in one go: postgres.js sends them in one write and reads the answers in
-        // order. Each statement has its own Sync, so BEGIN … COMMIT bound the transaction.
+        // What the pipeline does not take. Queued in one go: postgres.js sends them in one
+        // write and reads the answers in order. Each statement has its own Sync, so BEGIN …
+        // COMMIT bound the transaction.
         const begin = send(conn, 'begin read only', []);
         const results = statements.map((st) =>
           send(conn, st.text, st.params).then(
@@ -114,6 +133,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
       return unlisten;
     },
     async close() {
+      pipeline?.close();
       await sql.end({ timeout: 5 });
     },
   };

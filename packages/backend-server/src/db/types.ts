@@ -45,10 +45,11 @@ export interface Database extends Queryable {
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: Transaction) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /**
-   * Runs `statements` in one READ ONLY transaction without waiting between them: on
-   * PostgreSQL BEGIN, the statements and COMMIT (or ROLLBACK when `rollback`) leave in one
-   * write, one round trip. Nothing can decide between the statements, so the transaction
-   * ends the same way whatever they return; a failure aborts the rest of the transaction.
+   * Runs `statements` in one READ ONLY transaction without waiting between them, in one
+   * round trip: on PostgreSQL the statements and a single Sync (one implicit transaction,
+   * pipelined with other requests' batches; BEGIN … ROLLBACK through the pool when
+   * `rollback`). Nothing can decide between the statements, so the transaction ends the
+   * same way whatever they return; a failure aborts the rest of the transaction.
    * Resolves to each statement's result or error, in order; never rejects for a statement.
    */
   readBatch(
