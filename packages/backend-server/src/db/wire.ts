@@ -87,17 +87,28 @@ export class Writer {
   take(): Buffer {
     const out = Buffer.from(this.#buf.subarray(0, this.#at));
     this.#at = 0;
+    // A large batch (long parameters) does not keep its buffer.
+    if (this.#buf.length > 1 << 20) this.#buf = Buffer.allocUnsafe(4096);
     return out;
   }
 }
 
-/** Splits the server's byte stream into messages. */
+/**
+ * Splits the server's byte stream into messages. Received chunks are joined only once the
+ * next message is complete, so a large result is copied once, not once per chunk.
+ */
 export class Reader {
-  #buf: Buffer = Buffer.alloc(0);
+  #chunks: Buffer[] = [];
+  #size = 0;
+  /** Bytes needed before the next message can be complete. */
+  #need = 5;
 
   /** Adds received bytes; returns the messages now complete. */
   push(chunk: Buffer): Message[] {
-    const buf = this.#buf.length ? Buffer.concat([this.#buf, chunk]) : chunk;
+    this.#chunks.push(chunk);
+    this.#size += chunk.length;
+    if (this.#size < this.#need) return [];
+    const buf = this.#chunks.length === 1 ? chunk : Buffer.concat(this.#chunks, this.#size);
     const out: Message[] = [];
     let at = 0;
     while (buf.length - at >= 5) {
@@ -106,7 +117,10 @@ export class Reader {
       out.push({ type: buf[at] as number, body: buf.subarray(at + 5, at + 1 + length) });
       at += length + 1;
     }
-    this.#buf = at === buf.length ? Buffer.alloc(0) : buf.subarray(at);
+    const rest = buf.subarray(at);
+    this.#chunks = rest.length ? [rest] : [];
+    this.#size = rest.length;
+    this.#need = rest.length >= 5 ? rest.readInt32BE(1) + 1 : 5;
     return out;
   }
 }

@@ -88,6 +88,16 @@ describe('the pipelined read path (postgres)', () => {
     expect(after?.ok && after.value.rows).toEqual([{ u: 'postgres', c: '' }]);
   });
 
+  it('carries large results and parameters, and UTF-8, intact', async () => {
+    const text = `${'ü😀x'.repeat(300_000)}end`;
+    const [r] = await db.readBatch([
+      { text: `select $1::text as echo, repeat('ab', $2::int) as big`, params: [text, 2_000_000] },
+    ]);
+    const row = r?.ok ? (r.value.rows[0] as { echo: string; big: string }) : null;
+    expect(row?.echo).toBe(text);
+    expect(row?.big.length).toBe(4_000_000);
+  });
+
   it('isolates a failing batch from the batches behind it on the same connection', async () => {
     const pipeline = await Pipeline.open(target(url), 1);
     try {
