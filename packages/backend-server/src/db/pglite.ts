@@ -50,12 +50,20 @@ export interface PgliteOptions {
   loadDataDir?: Blob | undefined;
 }
 
+/**
+ * PGlite's start parameters, with 32 MB of shared buffers instead of 128 MB: its files live
+ * in memory (or the OS cache) already, so a large buffer pool mostly holds second copies of
+ * pages; this saves about 100 MB of resident memory.
+ */
+const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'];
+
 /** Embedded PGlite: one connection, so statements and transactions are serialised. */
 export async function openPglite(
   options: PgliteOptions = {},
 ): Promise<Database & { pglite: PGlite }> {
   const pglite = await PGlite.create(options.dataDir, {
     parsers,
+    startParams: START_PARAMS,
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   });
   const base = wrap(pglite, pglite, false);
