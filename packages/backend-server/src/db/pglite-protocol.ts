@@ -1,43 +1,9 @@
 import { type PGlite, protocol, types } from '@electric-sql/pglite';
 import type { QueryResult, Row, Settled, Statement } from './types';
+import { skipped, textParams } from './wire';
 
 type Message = { name: string } & Record<string, unknown>;
 type Field = { name: string; dataTypeID: number };
-
-/** A parameter as text, or undefined when it needs PGlite's typed serializers. */
-function asText(value: unknown): string | null | undefined {
-  if (value === null || value === undefined) return null;
-  switch (typeof value) {
-    case 'string':
-      return value;
-    case 'number':
-    case 'bigint':
-    case 'boolean':
-      return String(value);
-    default:
-      return undefined;
-  }
-}
-
-/** Every statement's parameters as text, or null when one is not plain. */
-function textParams(statements: readonly Statement[]): (string | null)[][] | null {
-  const all: (string | null)[][] = [];
-  for (const st of statements) {
-    const row: (string | null)[] = [];
-    for (const p of st.params) {
-      const text = asText(p);
-      if (text === undefined) return null;
-      row.push(text);
-    }
-    all.push(row);
-  }
-  return all;
-}
-
-const skipped = () =>
-  Object.assign(new Error('current transaction is aborted, statement not run'), {
-    code: '25P02',
-  });
 
 // Commands whose tag ends in the rows they changed (as PGlite counts affectedRows).
 const COUNTED = new Set(['INSERT', 'UPDATE', 'DELETE', 'COPY', 'MERGE']);

@@ -18,6 +18,8 @@ import {
   type Message,
   type Reader,
   rowDescription,
+  skipped,
+  textParams,
   WireError,
   Writer,
 } from './wire';
@@ -40,22 +42,6 @@ const STUCK_MS = 100;
 
 /** Prepared statements kept per connection; the oldest are closed beyond this. */
 const MAX_PREPARED = 500;
-
-/** A parameter as protocol text, or undefined for a value this path does not send. */
-function paramText(value: unknown): string | null | undefined {
-  if (value === null || value === undefined) return null;
-  switch (typeof value) {
-    case 'string':
-      return value;
-    case 'number':
-    case 'bigint':
-      return String(value);
-    case 'boolean':
-      return value ? 'true' : 'false';
-    default:
-      return undefined;
-  }
-}
 
 interface Prepared {
   name: string;
@@ -229,7 +215,7 @@ class PipeConnection {
           batch.results.push({ ok: false, error });
           for (const rest of batch.steps.slice(batch.results.length)) {
             if (rest.preparing) this.#forget(rest.preparing);
-            batch.results.push({ ok: false, error: skipped(error) });
+            batch.results.push({ ok: false, error: skipped() });
           }
           break;
         }
@@ -256,16 +242,6 @@ class PipeConnection {
     this.onLost(this);
   }
 }
-
-/** What a statement skipped after an earlier error reports, as PostgreSQL says it. */
-const skipped = (cause: WireError) =>
-  Object.assign(
-    new WireError({
-      code: '25P02',
-      message: 'current transaction is aborted, commands ignored until end of transaction block',
-    }),
-    { cause },
-  );
 
 /** A few pipelined connections; each batch goes to the least busy one not held up. */
 export class Pipeline {
@@ -321,16 +297,8 @@ export class Pipeline {
     }
     if (!best) return null;
     const all = [READ_ONLY, ...statements];
-    const texts: (string | null)[][] = [];
-    for (const st of all) {
-      const values: (string | null)[] = [];
-      for (const p of st.params) {
-        const text = paramText(p);
-        if (text === undefined) return null;
-        values.push(text);
-      }
-      texts.push(values);
-    }
+    const texts = textParams(all);
+    if (!texts) return null;
     return best.run(all, texts).then((results) => results.slice(1));
   }
 

@@ -4,6 +4,45 @@
  * byte stream into messages. Values travel in text format.
  */
 
+import type { Statement } from './types';
+
+/** A parameter as protocol text, or undefined for one that needs a driver's serialisers. */
+function paramText(value: unknown): string | null | undefined {
+  if (value === null || value === undefined) return null;
+  switch (typeof value) {
+    case 'string':
+      return value;
+    case 'number':
+    case 'bigint':
+    case 'boolean':
+      return String(value);
+    default:
+      return undefined;
+  }
+}
+
+/** Every statement's parameters as protocol text, or null when one is not plain. */
+export function textParams(statements: readonly Statement[]): (string | null)[][] | null {
+  const all: (string | null)[][] = [];
+  for (const st of statements) {
+    const row: (string | null)[] = [];
+    for (const p of st.params) {
+      const text = paramText(p);
+      if (text === undefined) return null;
+      row.push(text);
+    }
+    all.push(row);
+  }
+  return all;
+}
+
+/** What a statement skipped after an earlier error in its transaction reports. */
+export const skipped = () =>
+  Object.assign(
+    new Error('current transaction is aborted, commands ignored until end of transaction block'),
+    { code: '25P02' },
+  );
+
 /** One backend message: its type byte and its payload (without the length word). */
 export interface Message {
   type: number;
