@@ -45,7 +45,7 @@ export function connectTarget(url: string): ConnectTarget | null {
     port,
     socketPath: dir?.startsWith('/') ? `${dir}/.s.PGSQL.${port}` : null,
     user,
-    password: decodeURIComponent(u.password),
+    password: decodeURIComponent(u.password) || process.env.PGPASSWORD || '',
     database: decodeURIComponent(u.pathname.slice(1)) || user,
   };
 }
