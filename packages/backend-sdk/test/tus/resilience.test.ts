@@ -27,7 +27,8 @@ afterAll(() => server?.stop());
 
 /**
  * A TCP proxy in front of the server that cuts the connection carrying the request bytes
- * once `cutAfter` bytes (client → server, all connections) have passed.
+ * once `cutAfter` bytes (client → server, all connections) have passed. As over a real
+ * network, the server sees the cut first and the client a moment later.
  */
 async function cuttingProxy(target: string, cutAfter: number) {
   const { hostname, port } = new URL(target);
@@ -38,22 +39,31 @@ async function cuttingProxy(target: string, cutAfter: number) {
     const upstream = new Socket();
     upstream.connect(Number(port), hostname);
     sockets.add(client).add(upstream);
+    let severed = false;
     const kill = () => {
       client.destroy();
       upstream.destroy();
     };
     client.on('data', (data: Buffer) => {
+      if (severed) return;
       forwarded += data.length;
       if (cuts === 0 && forwarded > cutAfter) {
         cuts++;
-        upstream.write(data.subarray(0, data.length >> 1), kill);
+        severed = true;
+        upstream.write(data.subarray(0, data.length >> 1), () => {
+          upstream.destroy();
+          setTimeout(() => client.destroy(), 100);
+        });
         return;
       }
       upstream.write(data);
     });
     upstream.on('data', (data) => client.write(data));
     client.on('error', kill).on('close', kill);
-    upstream.on('error', kill).on('close', kill);
+    const upstreamGone = () => {
+      if (!severed) kill();
+    };
+    upstream.on('error', upstreamGone).on('close', upstreamGone);
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   const address = proxy.address() as { port: number };
