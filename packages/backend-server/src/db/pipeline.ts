@@ -114,6 +114,9 @@ class PipeConnection {
       let entry = this.#prepared.get(st.text);
       let step: Step;
       if (entry?.fields) {
+        // Moved to the end: the least recently used are closed first.
+        this.#prepared.delete(st.text);
+        this.#prepared.set(st.text, entry);
         step = { fields: entry.fields, preparing: null, rows: [] };
         this.#bind(entry.name, values);
       } else if (!entry) {
@@ -155,7 +158,7 @@ class PipeConnection {
     w.int16(0).end();
   }
 
-  /** Closes the least recently prepared statements beyond MAX_PREPARED. */
+  /** Closes the least recently used statements beyond MAX_PREPARED. */
   #evict(): void {
     for (const [text, entry] of this.#prepared) {
       if (this.#prepared.size <= MAX_PREPARED) break;
@@ -181,7 +184,6 @@ class PipeConnection {
           const fields = m.type === B.noData ? [] : rowDescription(m.body);
           if (step && !step.fields) step.fields = fields;
           if (step?.preparing) {
-            // Moved to the end: recently used statements are evicted last.
             this.#prepared.delete(step.preparing.text);
             this.#prepared.set(step.preparing.text, { ...step.preparing.entry, fields });
           }
