@@ -249,40 +249,57 @@ class PipeConnection {
 export class Pipeline {
   readonly #conns: PipeConnection[] = [];
   #closed = false;
-  #opening = 0;
+  #refilling = false;
 
   private constructor(
     private readonly target: ConnectTarget,
     private readonly size: number,
   ) {}
 
-  /** Opens `size` connections; rejects when the first cannot be opened. */
+  /** Opens the first connection (rejects when it cannot), then the others in the background. */
   static async open(target: ConnectTarget, size: number): Promise<Pipeline> {
     const pipeline = new Pipeline(target, size);
     await pipeline.#add();
-    for (let i = 1; i < size; i++) void pipeline.#add().catch(() => {});
+    void pipeline.#refill();
     return pipeline;
   }
 
   async #add(): Promise<void> {
-    this.#opening++;
-    try {
-      const open = await openConnection(this.target, APPLICATION_NAME);
-      if (this.#closed) {
-        open.socket.destroy();
-        return;
-      }
-      this.#conns.push(new PipeConnection(open, (lost) => this.#replace(lost)));
-    } finally {
-      this.#opening--;
+    const open = await openConnection(this.target, APPLICATION_NAME);
+    if (this.#closed) {
+      open.socket.destroy();
+      return;
     }
+    this.#conns.push(
+      new PipeConnection(open, (lost) => {
+        const i = this.#conns.indexOf(lost);
+        if (i >= 0) this.#conns.splice(i, 1);
+        void this.#refill();
+      }),
+    );
   }
 
-  #replace(lost: PipeConnection): void {
-    const i = this.#conns.indexOf(lost);
-    if (i >= 0) this.#conns.splice(i, 1);
-    if (this.#closed || this.#conns.length + this.#opening >= this.size) return;
-    setTimeout(() => void this.#add().catch(() => {}), this.#conns.length ? 0 : 500).unref();
+  /**
+   * Opens connections until there are `size` again; while the server refuses (restarting),
+   * tries again after 0.5, 1, 2 … up to 10 s. Reads go through the pool meanwhile.
+   */
+  async #refill(): Promise<void> {
+    if (this.#refilling) return;
+    this.#refilling = true;
+    let delay = this.#conns.length ? 0 : 500;
+    try {
+      while (!this.#closed && this.#conns.length < this.size) {
+        if (delay) await new Promise((r) => setTimeout(r, delay).unref());
+        try {
+          await this.#add();
+          delay = 0;
+        } catch {
+          delay = Math.min(Math.max(delay * 2, 500), 10_000);
+        }
+      }
+    } finally {
+      this.#refilling = false;
+    }
   }
 
   /**

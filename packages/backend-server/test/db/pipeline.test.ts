@@ -224,6 +224,27 @@ describe('the pipelined read path (postgres)', () => {
     expect(await activeReaders()).toBe(2);
   });
 
+  it('keeps trying while the server refuses connections, and is back when it accepts them', async () => {
+    const name = new URL(url).pathname.slice(1);
+    await admin.unsafe(`alter database ${name} allow_connections false`);
+    try {
+      await admin.unsafe(
+        `select pg_terminate_backend(pid) from pg_stat_activity
+          where application_name = $1 and datname = $2`,
+        [APPLICATION_NAME, name],
+      );
+      // Refused for a while: several attempts fail (0.5, 1, 2 s apart).
+      await new Promise((r) => setTimeout(r, 2000));
+      expect(await activeReaders()).toBe(0);
+    } finally {
+      await admin.unsafe(`alter database ${name} allow_connections true`);
+    }
+    for (let i = 0; i < 200 && (await activeReaders()) < 2; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(await activeReaders()).toBe(2);
+  }, 30_000);
+
   it('signs in with SCRAM-SHA-256 and MD5 passwords', async () => {
     const hba = (await admin`show hba_file`)[0]?.hba_file as string;
     const original = await readFile(hba, 'utf8');
