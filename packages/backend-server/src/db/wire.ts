@@ -230,16 +230,15 @@ export class WireError extends Error {
   readonly code: string;
   readonly detail: string | undefined;
   readonly hint: string | undefined;
-  readonly severity: string | undefined;
 
   constructor(fields: Record<string, string>) {
     super(fields.message ?? 'database error');
+    // The other fields (severity, where, table_name, …) as the general driver names them.
+    Object.assign(this, fields);
     this.name = 'PostgresError';
     this.code = fields.code ?? 'XX000';
     this.detail = fields.detail;
     this.hint = fields.hint;
-    this.severity = fields.severity;
-    Object.assign(this, fields, { message: this.message });
   }
 }
 
