@@ -39,8 +39,8 @@ describe('folders', () => {
   it('creates folders, listed by name', async () => {
     await (await newFolder('Photos')).waitFor({ state: 'detached' });
     await (await newFolder('Archive')).waitFor({ state: 'detached' });
-    await page.locator('.rows li[data-name="Photos"]').waitFor();
-    expect(await names(page)).toEqual(['Archive', 'Photos']);
+    // Each create refreshes the list on its own: wait for the list that has both.
+    await expect.poll(() => names(page), { timeout: 10_000 }).toEqual(['Archive', 'Photos']);
   });
 
   it('refuses a name already taken, inline, in the protocol-free words of the product', async () => {
@@ -82,7 +82,9 @@ describe('folders', () => {
     await page.screenshot({ path: `${shots}folder.png` });
     await crumbs.getByRole('link', { name: 'My files' }).click();
     await page.waitForURL(/\/files$/);
-    expect(await names(page)).toEqual(['Old stuff', 'Photos']);
+    // The address changes before React renders the new route: wait for the root's list.
+    await crumbs.locator('[aria-current="page"]', { hasText: 'My files' }).waitFor();
+    await expect.poll(() => names(page), { timeout: 10_000 }).toEqual(['Old stuff', 'Photos']);
   });
 
   it('deletes a folder and what is in it, after confirmation', async () => {
