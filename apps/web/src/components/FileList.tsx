@@ -395,7 +395,7 @@ export function FileList(props: ListProps) {
   useLayoutEffect(() => keys.focusPending());
 
   return (
-    <div className="list">
+    <div className={props.typeColumn ? 'list with-place' : 'list'}>
       <div className="list-head" aria-hidden="true">
         <span className="c-select" />
         <span className="c-name">Name</span>
