@@ -53,7 +53,7 @@ const Card = memo(function Card({
   const picture = actions.picture?.(entry, 'large');
   return (
     <li
-      className={`card${selected ? ' selected' : ''}${file?.status === 'uploading' ? ' pending' : ''}`}
+      className={`tile${selected ? ' selected' : ''}${file?.status === 'uploading' ? ' pending' : ''}`}
       style={{
         transform: `translateY(${top}px)`,
         left: `${(column * 100) / columns}%`,
@@ -66,11 +66,11 @@ const Card = memo(function Card({
       onDoubleClick={() => actions.open(entry)}
       onContextMenu={(e) => actions.menu(e, entry, false)}
     >
-      <div className="card-inner">
-        <div className="card-picture">
+      <div className="tile-inner">
+        <div className="tile-picture">
           {picture ?? <span className={`big-${entry.kind}`} aria-hidden="true" />}
         </div>
-        <div className="card-top">
+        <div className="tile-top">
           <input
             type="checkbox"
             checked={selected}
@@ -96,7 +96,7 @@ const Card = memo(function Card({
         >
           <span className="name-text">{name}</span>
         </button>
-        <span className="card-meta">
+        <span className="tile-meta">
           {entry.row.starred_at ? <span aria-hidden="true">★ </span> : null}
           {file ? formatBytes(Number(file.size)) : 'Folder'}
           {file?.status === 'uploading' ? ' · uploading' : ''}
@@ -117,7 +117,7 @@ const Slot = memo(function Slot({
 }) {
   return (
     <li
-      className="card placeholder"
+      className="tile placeholder"
       aria-busy="true"
       style={{
         transform: `translateY(${top}px)`,
@@ -126,7 +126,7 @@ const Slot = memo(function Slot({
         height: CARD_ROW,
       }}
     >
-      <div className="card-inner">Loading…</div>
+      <div className="tile-inner">Loading…</div>
     </li>
   );
 });
@@ -235,7 +235,7 @@ export default function FileGrid(props: ListProps) {
         <ul
           aria-label={label}
           style={{ height: virtualizer.getTotalSize() }}
-          className="rows cards"
+          className="rows tiles"
         >
           {items.length > 0 ? (
             <Lines
