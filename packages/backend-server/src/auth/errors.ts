@@ -94,18 +94,18 @@ export function errorResponse(c: Context<AppEnv>, error: unknown): Response {
   if (e.status >= 500 && e.cause) {
     console.error(`[backend-server] auth ${c.req.method} ${c.req.path}: ${e.message}:`, e.cause);
   }
-  const headers: Record<string, string> = { 'x-sb-error-code': e.code };
+  // Errors without a code of their own (hook errors) get none in the header, and GoTrue's
+  // fallback in the body.
+  const code = e.code || (e.status === 500 ? 'unexpected_failure' : 'unknown');
+  const headers: Record<string, string> = e.code ? { 'x-sb-error-code': e.code } : {};
   if (wantsNewShape(c)) {
     headers[API_VERSION_HEADER] = API_VERSION_2024;
-    return Response.json(
-      { code: e.code, message: e.message, ...e.extra },
-      { status: e.status, headers },
-    );
+    return Response.json({ code, message: e.message, ...e.extra }, { status: e.status, headers });
   }
   const pg = e.status >= 500 ? publicPgError(e.cause) : null;
   if (pg) return Response.json(pg.body, { status: pg.status, headers });
   return Response.json(
-    { code: e.status, error_code: e.code, msg: e.message, ...e.extra },
+    { code: e.status, error_code: code, msg: e.message, ...e.extra },
     { status: e.status, headers },
   );
 }
