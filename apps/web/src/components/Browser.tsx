@@ -14,13 +14,13 @@ import {
 import { useEntryActions } from '../lib/use-entry-actions';
 import { ConfirmDialog, NameDialog } from './Dialog';
 import { type Command, entryCommands, LABELS, selectionCommands } from './entry-menu';
+import FileGrid from './FileGrid';
 import { type Column, FileList, type FileSource, type ListProps } from './FileList';
 import { Menu } from './Menu';
 
 const MoveDialog = lazy(() => import('./MoveDialog'));
 const ShareDialog = lazy(() => import('./ShareDialog'));
 const Preview = lazy(() => import('./Preview'));
-const FileGrid = lazy(() => import('./FileGrid'));
 
 type Pane =
   | { kind: 'rename'; entry: Entry }
@@ -236,9 +236,7 @@ export function Browser(props: Props) {
       ) : total === 0 ? (
         props.empty
       ) : props.view === 'grid' ? (
-        <Suspense fallback={<p className="loading">Loading…</p>}>
-          <FileGrid {...listProps} />
-        </Suspense>
+        <FileGrid {...listProps} />
       ) : (
         <FileList {...listProps} />
       )}
