@@ -164,6 +164,15 @@ describe('looks: theme, a 360 px screen, long names; accessibility checks that c
     await narrow.close();
   });
 
+  it('the not-found screens pass the accessibility check too', async () => {
+    await page.goto(`${stack.site.url}/no-such-page`);
+    await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+    await expectAccessible(page, 'the page-not-found screen');
+    await page.goto(`${stack.site.url}/files/00000000-0000-4000-8000-000000000000`);
+    await page.getByRole('heading', { name: 'Folder not found' }).waitFor();
+    await expectAccessible(page, 'the folder-not-found screen');
+  });
+
   it('threw no uncaught error in the page', () => {
     expect(errors).toEqual([]);
   });

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAccessible } from './axe';
-import { type Stack, signUpNewUser, startStack, watchErrors } from './stack';
+import { type Stack, signIn, signUpNewUser, startStack, watchErrors } from './stack';
 
 const artifacts = fileURLToPath(new URL('../.artifacts/', import.meta.url));
 const shots = `${artifacts}screenshots/`;
@@ -22,6 +22,7 @@ describe('Trash and Undo, as a new user', () => {
   let page: Page;
   let errors: string[];
   let uid: string;
+  let user: { email: string; password: string };
 
   beforeAll(async () => {
     mkdirSync(shots, { recursive: true });
@@ -31,7 +32,7 @@ describe('Trash and Undo, as a new user', () => {
     stack = await startStack();
     page = await (await stack.newContext()).newPage();
     errors = watchErrors(page);
-    const user = await signUpNewUser(page, stack);
+    user = await signUpNewUser(page, stack);
     uid = (
       await stack.server.db.query<{ id: string }>('select id from auth.users where email = $1', [
         user.email,
@@ -78,15 +79,21 @@ describe('Trash and Undo, as a new user', () => {
       .toEqual(['Projects', 'trash-report.txt']);
   });
 
-  it('moves a file to the Trash from its menu, and Undo brings it back', async () => {
+  it('moves a file to the Trash from its menu, and Undo brings it back — on the other device too', async () => {
+    const other = await (await stack.newContext()).newPage();
+    await signIn(other, stack, user);
+    await row(other, 'trash-report.txt').waitFor();
     await menu('trash-report.txt', 'Move to Trash');
     const note = toast(page, '“trash-report.txt” moved to Trash.');
     await note.waitFor();
     await row(page, 'trash-report.txt').waitFor({ state: 'detached' });
+    await row(other, 'trash-report.txt').waitFor({ state: 'detached', timeout: 10_000 });
     await expectAccessible(page, 'the folder with an Undo toast');
     await page.screenshot({ path: `${shots}trash-undo-toast.png` });
     await note.getByRole('button', { name: 'Undo' }).click();
     await row(page, 'trash-report.txt').waitFor();
+    await row(other, 'trash-report.txt').waitFor({ timeout: 10_000 });
+    await other.context().close();
     const back = await stack.server.db.query<{ trashed_at: string | null }>(
       "select trashed_at from public.files where name = 'trash-report.txt'",
     );
