@@ -4,7 +4,13 @@ export type JwtClaims = Record<string, unknown> & { role?: string; sub?: string;
 
 export type JwtResult =
   | { ok: true; claims: JwtClaims }
-  | { ok: false; reason: 'expired' | 'invalid' | 'malformed'; message: string };
+  | {
+      ok: false;
+      reason: 'expired' | 'invalid' | 'malformed';
+      message: string;
+      /** The JWT library's own message (jose), as services built on it answer. */
+      detail: string;
+    };
 
 const encoder = new TextEncoder();
 const keys = new Map<string, Uint8Array>();
@@ -15,7 +21,12 @@ const keys = new Map<string, Uint8Array>();
  */
 export async function verifyJwt(token: string, secret: string): Promise<JwtResult> {
   if (token.split('.').length !== 3) {
-    return { ok: false, reason: 'malformed', message: 'token is malformed' };
+    return {
+      ok: false,
+      reason: 'malformed',
+      message: 'token is malformed',
+      detail: 'Invalid Compact JWS',
+    };
   }
   let key = keys.get(secret);
   if (!key) {
@@ -26,20 +37,22 @@ export async function verifyJwt(token: string, secret: string): Promise<JwtResul
     const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'] });
     return { ok: true, claims: payload as JwtClaims };
   } catch (error) {
+    const detail = error instanceof Error ? error.message : 'Invalid JWT';
     if (error instanceof errors.JWTExpired) {
       return {
         ok: false,
         reason: 'expired',
         message: 'token has invalid claims: token is expired',
+        detail,
       };
     }
     if (error instanceof errors.JWSSignatureVerificationFailed) {
-      return { ok: false, reason: 'invalid', message: 'signature is invalid' };
+      return { ok: false, reason: 'invalid', message: 'signature is invalid', detail };
     }
     if (error instanceof errors.JOSEAlgNotAllowed) {
-      return { ok: false, reason: 'invalid', message: 'signing method is not allowed' };
+      return { ok: false, reason: 'invalid', message: 'signing method is not allowed', detail };
     }
-    return { ok: false, reason: 'malformed', message: 'token is malformed' };
+    return { ok: false, reason: 'malformed', message: 'token is malformed', detail };
   }
 }
 
