@@ -34,6 +34,9 @@ export const badRequest = (code: string, message: string) => new AuthError(400, 
 export const forbidden = (code: string, message: string) => new AuthError(403, code, message);
 export const unprocessable = (code: string, message: string) => new AuthError(422, code, message);
 export const notFound = (code: string, message: string) => new AuthError(404, code, message);
+/** GoTrue's answer to a new user while sign-ups are disabled (`DISABLE_SIGNUP`). */
+export const SIGNUP_DISABLED = () =>
+  unprocessable('signup_disabled', 'Signups not allowed for this instance');
 /** A 500 whose message is safe to show; the cause stays on the server. */
 export const internal = (message: string, cause?: unknown) =>
   new AuthError(500, 'unexpected_failure', message, {}, cause);

@@ -146,7 +146,7 @@ export function createHooks(customAccessToken: string | null): AuthHooks {
           [HOOK_ROLE, String(HOOK_TIMEOUT_MS)],
         );
         const { rows } = await q.query<{ out: string | null }>(
-          `select (${hook.fn}($1::jsonb))::text as out`,
+          `select (${hook.fn}($1::text::jsonb))::text as out`,
           [payload],
         );
         output = rows[0]?.out ?? null;
