@@ -3,17 +3,16 @@ import { memo, useLayoutEffect, useRef, useState } from 'react';
 import { formatBytes, formatDate } from '../format';
 import type { FileRow, FolderRow } from '../lib/api';
 import { type Entry, entryKey, isSelected, type Selection } from '../lib/selection';
+import { blockRange, typeLabel } from './FileList';
 import {
-  blockRange,
   describeEntry,
   entryAt,
   type FileSource,
   type ListProps,
   type RowActions,
-  typeLabel,
   useListKeys,
   useRowActions,
-} from './FileList';
+} from './list-behaviour';
 
 /** Height of a line of cards, and the narrowest a card gets. */
 export const CARD_ROW = 196;
