@@ -162,6 +162,8 @@ export function useListKeys(
         next = index - pageSize;
         break;
       case 'Delete':
+      // The "delete" key of Mac keyboards.
+      case 'Backspace':
         if (entry && props.onCommand) {
           e.preventDefault();
           props.onCommand('trash', entry);
