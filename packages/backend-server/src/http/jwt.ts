@@ -86,7 +86,8 @@ export function verifyJwt(token: string, keys: SigningKeys): JwtResult {
     verified.delete(token);
   }
   const parts = token.split('.');
-  if (parts.length !== 3) return fail('malformed', 'token contains an invalid number of segments', JOSE.compact);
+  if (parts.length !== 3)
+    return fail('malformed', 'token contains an invalid number of segments', JOSE.compact);
   const [head, body, sig] = parts as [string, string, string];
   const header = decodeJson(head);
   if (!header) return fail('malformed', 'could not JSON decode header', JOSE.header);
@@ -95,15 +96,21 @@ export function verifyJwt(token: string, keys: SigningKeys): JwtResult {
   if (typeof alg !== 'string' || (kid !== undefined && typeof kid !== 'string')) {
     return fail('malformed', 'invalid token header', JOSE.header);
   }
-  if (alg.toLowerCase() === 'none') return fail('invalid', "'none' signature type is not allowed", JOSE.alg);
+  if (alg.toLowerCase() === 'none')
+    return fail('invalid', "'none' signature type is not allowed", JOSE.alg);
   const key = kid === undefined ? (alg === 'HS256' ? keys.find(null) : undefined) : keys.find(kid);
   if (!key || key.status === 'standby') {
-    return fail('invalid', `unrecognized JWT kid ${kid ?? '<nil>'} for algorithm ${alg}`, JOSE.noKey);
+    return fail(
+      'invalid',
+      `unrecognized JWT kid ${kid ?? '<nil>'} for algorithm ${alg}`,
+      JOSE.noKey,
+    );
   }
   if (key.status === 'revoked')
     return fail('invalid', `signing key ${kid ?? '(legacy secret)'} is revoked`, JOSE.noKey);
   if (alg !== key.alg) return fail('invalid', `signing method ${alg} is invalid`, JOSE.alg);
-  if (!BASE64URL.test(sig)) return fail('malformed', 'could not base64 decode signature', JOSE.compact);
+  if (!BASE64URL.test(sig))
+    return fail('malformed', 'could not base64 decode signature', JOSE.compact);
   if (!signatureValid(key, `${head}.${body}`, Buffer.from(sig, 'base64url'))) {
     return fail('invalid', 'signature is invalid', JOSE.signature);
   }
