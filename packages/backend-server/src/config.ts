@@ -1,7 +1,17 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import {
+  type MfaOptions,
+  type ResolvedMfa,
+  type ResolvedSms,
+  resolveMfa,
+  resolveSms,
+  type SmsOptions,
+} from './config-sms-mfa';
 import { createApiKeys, DEFAULT_JWT_SECRET } from './keys';
+
+export type { MfaOptions, SmsOptions, TwilioOptions } from './config-sms-mfa';
 
 /** Auth (GoTrue) settings. */
 export interface AuthOptions {
@@ -30,6 +40,10 @@ export interface AuthOptions {
    * `GET /reauthenticate` (the hosted `secure_password_change`). Default false.
    */
   securePasswordChange?: boolean;
+  /** Phone sign-ups and sign-ins by SMS code (see {@link SmsOptions}). */
+  sms?: SmsOptions;
+  /** Multi-factor authentication (see {@link MfaOptions}). */
+  mfa?: MfaOptions;
 }
 
 export interface AuthRateLimits {
@@ -41,6 +55,10 @@ export interface AuthRateLimits {
   emailPerAddress: number;
   /** OTP / verify requests per IP per 5 minutes. */
   otpPerIp: number;
+  /** SMS sent per hour, all numbers together (the hosted `sms_sent`); test OTPs and autoconfirm are not counted. */
+  smsSent: number;
+  /** MFA challenge requests, and verify requests, per IP per minute (each counted apart). */
+  mfaPerIp: number;
 }
 
 /** REST (PostgREST) settings. */
@@ -141,10 +159,12 @@ export interface ServerConfig {
   jwtSecret: string;
   anonKey: string;
   serviceRoleKey: string;
-  auth: Required<Omit<AuthOptions, 'smtpUrl' | 'siteUrl' | 'rateLimits'>> & {
+  auth: Required<Omit<AuthOptions, 'smtpUrl' | 'siteUrl' | 'rateLimits' | 'sms' | 'mfa'>> & {
     smtpUrl: string | null;
     siteUrl: string | null;
     rateLimits: AuthRateLimits | false;
+    sms: ResolvedSms;
+    mfa: ResolvedMfa;
   };
   rest: Required<RestOptions>;
   storage: Required<StorageOptions>;
@@ -165,6 +185,8 @@ export const DEFAULT_RATE_LIMITS: AuthRateLimits = {
   signupPerIp: 30,
   emailPerAddress: 30,
   otpPerIp: 30,
+  smsSent: 30,
+  mfaPerIp: 15,
 };
 
 const abs = (path: string | undefined) => (path ? resolve(path) : null);
@@ -207,6 +229,8 @@ export async function resolveConfig(options: StartServerOptions = {}): Promise<S
       smtpUrl: auth.smtpUrl ?? null,
       siteUrl: auth.siteUrl ?? null,
       rateLimits,
+      sms: resolveSms(auth.sms),
+      mfa: resolveMfa(auth.mfa),
     },
     rest: {
       schemas: options.rest?.schemas ?? ['public', 'graphql_public'],

@@ -65,7 +65,7 @@ async function accessToken(ctx: AuthContext, user: UserRow, session: SessionInfo
 }
 
 /** The Session JSON of §2.3 for a refresh token of a session. */
-async function sessionResponse(
+export async function sessionResponse(
   tx: Queryable,
   ctx: AuthContext,
   userId: string,

@@ -29,6 +29,33 @@ const IDENTITIES = `(select coalesce(json_agg(json_build_object(
     'updated_at', ${iso('i.updated_at')}, 'email', i.email) order by i.created_at), '[]'::json)
   from auth.identities i where i.user_id = u.id) as identities`;
 
+/** The columns of a factor row (`f`) as its JSON, timestamps formatted. */
+export const FACTOR_FIELDS = `'id', f.id, 'created_at', ${iso('f.created_at')},
+    'updated_at', ${iso('f.updated_at')}, 'status', f.status, 'friendly_name', f.friendly_name,
+    'factor_type', f.factor_type, 'phone', coalesce(f.phone, ''),
+    'last_challenged_at', ${iso('f.last_challenged_at')}`;
+
+const FACTORS = `(select coalesce(json_agg(json_build_object(${FACTOR_FIELDS}) order by f.created_at),
+    '[]'::json) from auth.mfa_factors f where f.user_id = u.id) as factors`;
+
+/** A factor as the hosted service shows it (`friendly_name` left out when empty). */
+export interface FactorJson {
+  id: string;
+  created_at: string;
+  updated_at: string;
+  status: 'verified' | 'unverified';
+  friendly_name?: string;
+  factor_type: 'totp' | 'phone' | 'webauthn';
+  phone: string;
+  last_challenged_at: string | null;
+}
+
+/** Drops an empty `friendly_name`, as the hosted JSON omits it. */
+export function factorJson(raw: FactorJson): FactorJson {
+  const { friendly_name, ...rest } = raw;
+  return friendly_name ? { ...rest, friendly_name } : rest;
+}
+
 /** The select list of a user row (`u`), timestamps formatted, identities attached. */
 export const USER_SELECT = [
   'u.id',
@@ -49,6 +76,7 @@ export const USER_SELECT = [
   'u.banned_until > now() as banned',
   ...TIMESTAMPS.map((c) => `${iso(`u.${c}`)} as ${c}`),
   IDENTITIES,
+  FACTORS,
 ].join(', ');
 
 /** A user as read from auth.users (timestamps already formatted). */
@@ -83,6 +111,7 @@ export interface UserRow {
   reauthentication_sent_at: string | null;
   deleted_at: string | null;
   identities: unknown[];
+  factors?: FactorJson[];
 }
 
 /** The one user matching `where` (on alias `u`), or null. */
@@ -130,6 +159,7 @@ export function userJson(row: UserRow): Record<string, unknown> {
     app_metadata: row.raw_app_meta_data ?? {},
     user_metadata: row.raw_user_meta_data ?? {},
     identities: row.identities ?? [],
+    ...(row.factors?.length ? { factors: row.factors.map(factorJson) } : {}),
     created_at: row.created_at,
     updated_at: row.updated_at,
     ...optional('banned_until', row.banned_until),

@@ -4,16 +4,20 @@
  * Idempotent: it can run again on an existing database.
  */
 export const ROLES_SQL = /* sql */ `
+-- Roles are global to a cluster: two databases set up at once may both try to create them.
 do $$
 begin
   if not exists (select 1 from pg_roles where rolname = 'anon') then
-    create role anon nologin noinherit;
+    begin create role anon nologin noinherit;
+    exception when duplicate_object or unique_violation then null; end;
   end if;
   if not exists (select 1 from pg_roles where rolname = 'authenticated') then
-    create role authenticated nologin noinherit;
+    begin create role authenticated nologin noinherit;
+    exception when duplicate_object or unique_violation then null; end;
   end if;
   if not exists (select 1 from pg_roles where rolname = 'service_role') then
-    create role service_role nologin noinherit bypassrls;
+    begin create role service_role nologin noinherit bypassrls;
+    exception when duplicate_object or unique_violation then null; end;
   end if;
 end
 $$;

@@ -59,7 +59,12 @@ export function signupRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
       // Do not reveal that the address is taken: a look-alike user that has no identities.
       const now = new Date().toISOString();
       return c.json({
-        ...userJson({ ...existing, raw_app_meta_data: {}, raw_user_meta_data: body.data ?? {} }),
+        ...userJson({
+          ...existing,
+          raw_app_meta_data: {},
+          raw_user_meta_data: body.data ?? {},
+          factors: [],
+        }),
         id: randomUUID(),
         identities: [],
         created_at: now,

@@ -14,6 +14,7 @@ import {
   prepareReauthentication,
   sendAll,
 } from '../mailer';
+import { requireAal2ForCredentials } from '../mfa/session';
 import { checkPassword, checkStrength, hashPassword, validateEmail } from '../passwords';
 import { DUPLICATE_EMAIL, findUserByEmail, findUserById, mergeMetadata, userJson } from '../users';
 import { redirectParam } from './util';
@@ -84,6 +85,7 @@ export function userRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
       );
     }
     if (body.phone) throw badRequest('phone_provider_disabled', 'Phone logins are disabled');
+    await requireAal2ForCredentials(ctx, user, sessionId, body);
     let newEmail: string | null = null;
     if (body.email && body.email.trim().toLowerCase() !== (user.email ?? '').toLowerCase()) {
       newEmail = validateEmail(body.email);
