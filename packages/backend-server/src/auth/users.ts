@@ -20,6 +20,7 @@ const TIMESTAMPS = [
   'banned_until',
   'reauthentication_sent_at',
   'deleted_at',
+  'phone_change_sent_at',
 ];
 
 const IDENTITIES = `(select coalesce(json_agg(json_build_object(
@@ -72,6 +73,7 @@ export const USER_SELECT = [
   'u.raw_app_meta_data',
   'u.raw_user_meta_data',
   'u.phone',
+  'u.phone_change',
   'u.is_anonymous',
   'u.banned_until > now() as banned',
   ...TIMESTAMPS.map((c) => `${iso(`u.${c}`)} as ${c}`),
@@ -95,6 +97,7 @@ export interface UserRow {
   raw_app_meta_data: Record<string, unknown> | null;
   raw_user_meta_data: Record<string, unknown> | null;
   phone: string | null;
+  phone_change: string | null;
   is_anonymous: boolean;
   banned: boolean | null;
   email_confirmed_at: string | null;
@@ -110,6 +113,7 @@ export interface UserRow {
   banned_until: string | null;
   reauthentication_sent_at: string | null;
   deleted_at: string | null;
+  phone_change_sent_at: string | null;
   identities: unknown[];
   factors?: FactorJson[];
 }
@@ -136,6 +140,10 @@ export const findUserById = (q: Queryable, id: string, lock = false) =>
 export const findUserByEmail = (q: Queryable, email: string, lock = false) =>
   findUser(q, 'lower(u.email) = lower($1) and u.is_sso_user = false', [email], lock);
 
+/** The user with a phone number (digits only, as stored). */
+export const findUserByPhone = (q: Queryable, phone: string, lock = false) =>
+  findUser(q, 'u.phone = $1', [phone], lock);
+
 const optional = (key: string, value: string | null | undefined) => (value ? { [key]: value } : {});
 
 /** The hosted User JSON (`email`/`phone` are "" when unset; empty timestamps omitted). */
@@ -154,6 +162,8 @@ export function userJson(row: UserRow): Record<string, unknown> {
     ...optional('recovery_sent_at', row.recovery_sent_at),
     ...optional('new_email', row.email_change),
     ...optional('email_change_sent_at', row.email_change_sent_at),
+    ...optional('new_phone', row.phone_change),
+    ...optional('phone_change_sent_at', row.phone_change_sent_at),
     ...optional('reauthentication_sent_at', row.reauthentication_sent_at),
     ...optional('last_sign_in_at', row.last_sign_in_at),
     app_metadata: row.raw_app_meta_data ?? {},

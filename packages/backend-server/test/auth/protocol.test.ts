@@ -44,7 +44,7 @@ describe(`auth over raw HTTP (${databaseKind()})`, () => {
     expect(settings).toMatchObject({
       disable_signup: false,
       mailer_autoconfirm: true,
-      phone_autoconfirm: false,
+      phone_autoconfirm: true,
       external: { email: true, phone: false, anonymous_users: true, github: false },
     });
     // Like the hosted gateway, health needs the key too.
