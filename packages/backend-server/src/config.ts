@@ -1,6 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { parseHookUri } from './auth/hooks';
 import {
   type MfaOptions,
   type ResolvedMfa,
@@ -9,7 +10,14 @@ import {
   resolveSms,
   type SmsOptions,
 } from './config-sms-mfa';
-import { createApiKeys, DEFAULT_JWT_SECRET } from './keys';
+import { type SigningKeyJwk, SigningKeys } from './http/signing-keys';
+import {
+  checkOpaqueKey,
+  createApiKeys,
+  DEFAULT_JWT_SECRET,
+  DEFAULT_PUBLISHABLE_KEY,
+  DEFAULT_SECRET_KEY,
+} from './keys';
 
 export type { MfaOptions, SmsOptions, TwilioOptions } from './config-sms-mfa';
 
@@ -44,6 +52,30 @@ export interface AuthOptions {
   sms?: SmsOptions;
   /** Multi-factor authentication (see {@link MfaOptions}). */
   mfa?: MfaOptions;
+  /**
+   * No new users through sign-up, anonymous sign-in or OTP / magic link (GoTrue's
+   * `DISABLE_SIGNUP`): 422 `signup_disabled`. The admin API still creates and invites users.
+   * Default false.
+   *
+   * @example
+   * startServer({ auth: { disableSignup: true } });
+   */
+  disableSignup?: boolean;
+  /**
+   * Auth hooks, as the hosted `[auth.hook.*]` settings name them. Only Postgres functions:
+   * `pg-functions://postgres/<schema>/<function>`.
+   *
+   * @example
+   * startServer({ auth: { hooks: { customAccessToken: 'pg-functions://postgres/public/custom_access_token_hook' } } });
+   */
+  hooks?: {
+    /**
+     * The custom access-token hook: receives `{ user_id, claims, authentication_method }` on
+     * every token issue and refresh, returns `{ claims }` (or `{ error: { http_code, message } }`).
+     * It runs as `supabase_auth_admin`, which must be granted EXECUTE on it.
+     */
+    customAccessToken?: string;
+  };
 }
 
 export interface AuthRateLimits {
@@ -131,8 +163,38 @@ export interface StartServerOptions {
   seedFile?: string;
   /** Directory of functions (`<name>/index.ts`). */
   functionsDir?: string;
-  /** HS256 secret for all JWTs. Default the local tooling's well-known secret. */
+  /**
+   * The legacy JWT secret (HS256): signs the legacy `anon` and `service_role` API keys, and
+   * user tokens too while no signing key is current. Default the local tooling's well-known
+   * secret.
+   */
   jwtSecret?: string;
+  /**
+   * JWT signing keys, as a JWK list in the format of GoTrue's `GOTRUE_JWT_KEYS` (what
+   * `backend-server gen signing-key` prints): EC P-256 (ES256), RSA (RS256) or shared secrets
+   * (`kty: "oct"`, HS256), each with a `kid`. A key's `status` (`current`, `standby`,
+   * `previous`, `revoked`) is as the hosted dashboard shows it; without one, the key whose
+   * `key_ops` contains `sign` is current and the others are previous. The current key signs
+   * user tokens; current and previous keys verify them; the public keys are served at
+   * `/auth/v1/.well-known/jwks.json`. Without a current key, the legacy secret signs.
+   *
+   * @example
+   * startServer({ signingKeys: [JSON.parse(readFileSync('signing_key.json', 'utf8'))] });
+   */
+  signingKeys?: SigningKeyJwk[];
+  /**
+   * Publishable keys (`sb_publishable_…`, the `anon` role). Default the local tooling's
+   * well-known one.
+   *
+   * @example
+   * startServer({ publishableKeys: ['sb_publishable_…'] });
+   */
+  publishableKeys?: string[];
+  /**
+   * Secret keys (`sb_secret_…`, the `service_role` role; refused from browsers). Default the
+   * local tooling's well-known one.
+   */
+  secretKeys?: string[];
   auth?: AuthOptions;
   rest?: RestOptions;
   storage?: StorageOptions;
@@ -157,12 +219,21 @@ export interface ServerConfig {
   seedFile: string | null;
   functionsDir: string | null;
   jwtSecret: string;
+  /** The signing keys every service verifies with (shared, so rotations reach all). */
+  signingKeys: SigningKeys;
   anonKey: string;
   serviceRoleKey: string;
-  auth: Required<Omit<AuthOptions, 'smtpUrl' | 'siteUrl' | 'rateLimits' | 'sms' | 'mfa'>> & {
+  /** Publishable keys (the first is the one printed and returned). */
+  publishableKeys: string[];
+  /** Secret keys (the first is the one printed and returned). */
+  secretKeys: string[];
+  auth: Required<
+    Omit<AuthOptions, 'smtpUrl' | 'siteUrl' | 'rateLimits' | 'hooks' | 'sms' | 'mfa'>
+  > & {
     smtpUrl: string | null;
     siteUrl: string | null;
     rateLimits: AuthRateLimits | false;
+    hooks: { customAccessToken: string | null };
     sms: ResolvedSms;
     mfa: ResolvedMfa;
   };
@@ -196,6 +267,13 @@ export async function resolveConfig(options: StartServerOptions = {}): Promise<S
   const jwtSecret = options.jwtSecret ?? DEFAULT_JWT_SECRET;
   if (jwtSecret.length < 32) throw new Error('jwtSecret must be at least 32 characters long');
   const { anonKey, serviceRoleKey } = await createApiKeys(jwtSecret);
+  const signingKeys = new SigningKeys(jwtSecret, options.signingKeys ?? []);
+  const publishableKeys = (options.publishableKeys ?? [DEFAULT_PUBLISHABLE_KEY]).map((k) =>
+    checkOpaqueKey(k, 'publishable'),
+  );
+  const secretKeys = (options.secretKeys ?? [DEFAULT_SECRET_KEY]).map((k) =>
+    checkOpaqueKey(k, 'secret'),
+  );
   const dataDir = abs(options.dataDir);
   const storageDir = dataDir
     ? join(dataDir, 'storage')
@@ -203,6 +281,8 @@ export async function resolveConfig(options: StartServerOptions = {}): Promise<S
   const auth = options.auth ?? {};
   const rateLimits =
     auth.rateLimits === false ? false : { ...DEFAULT_RATE_LIMITS, ...(auth.rateLimits ?? {}) };
+  const customAccessToken = auth.hooks?.customAccessToken ?? null;
+  if (customAccessToken) parseHookUri(customAccessToken, 'auth.hooks.customAccessToken');
   return {
     port: options.port ?? 54321,
     host: options.host ?? '127.0.0.1',
@@ -215,8 +295,11 @@ export async function resolveConfig(options: StartServerOptions = {}): Promise<S
     seedFile: abs(options.seedFile),
     functionsDir: abs(options.functionsDir),
     jwtSecret,
+    signingKeys,
     anonKey,
     serviceRoleKey,
+    publishableKeys,
+    secretKeys,
     auth: {
       autoconfirm: auth.autoconfirm ?? true,
       passwordMinLength: auth.passwordMinLength ?? 6,
@@ -226,6 +309,8 @@ export async function resolveConfig(options: StartServerOptions = {}): Promise<S
       anonymousSignIns: auth.anonymousSignIns ?? true,
       otpExpiry: auth.otpExpiry ?? 3600,
       securePasswordChange: auth.securePasswordChange ?? false,
+      disableSignup: auth.disableSignup ?? false,
+      hooks: { customAccessToken },
       smtpUrl: auth.smtpUrl ?? null,
       siteUrl: auth.siteUrl ?? null,
       rateLimits,

@@ -1,6 +1,7 @@
 import type { RequestContext } from '../db/index';
 import type { GatewayInfo } from '../http/gateway';
 import { verifyJwt } from '../http/jwt';
+import type { SigningKeys } from '../http/signing-keys';
 import { ERR } from './errors';
 
 /** Who a storage request runs as: the database request context and the owner it writes. */
@@ -42,10 +43,10 @@ export async function authenticate(
   req: Request,
   path: string,
   gateway: GatewayInfo,
-  secret: string,
+  keys: SigningKeys,
 ): Promise<Caller> {
   if (!gateway.token) throw ERR.accessDenied('Invalid JWT');
-  const result = await verifyJwt(gateway.token, secret);
+  const result = verifyJwt(gateway.token, keys);
   if (!result.ok) throw ERR.accessDenied(JWT_MESSAGES[result.reason]);
   const role = typeof result.claims.role === 'string' ? result.claims.role : 'anon';
   const sub = typeof result.claims.sub === 'string' ? result.claims.sub : null;

@@ -2,7 +2,7 @@ import type { Queryable, Transaction } from '../../db/index';
 import type { AuthContext } from '../context';
 import { secureAlphanumeric } from '../crypto';
 import { AuthError, internal } from '../errors';
-import { sessionResponse } from '../sessions';
+import { sessionResponse } from '../tokens';
 import { AMR_METHOD, type Factor } from './factors';
 
 /** The assurance level of a session (`aal1` when it has none recorded). */
@@ -81,5 +81,10 @@ export async function raiseToAal2(
        and status = 'unverified' and factor_type = $6::auth.factor_type`,
     [child, factor.userId, parent, sessionId, factor.id, factor.type, factor.userId],
   );
-  return sessionResponse(tx, ctx, factor.userId, sessionId, child);
+  return sessionResponse(tx, ctx, {
+    userId: factor.userId,
+    sessionId,
+    refreshToken: child,
+    method: AMR_METHOD[factor.type],
+  });
 }
