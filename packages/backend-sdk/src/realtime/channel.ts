@@ -310,7 +310,7 @@ export class RealtimeChannel {
   async #join(): Promise<void> {
     const postgres = this.#bindings.filter((b) => b.type === 'postgres_changes');
     const presence = this.config.presence ?? {};
-    const token = await this.#socket.currentToken();
+    const token = await this.#socket.joinToken();
     if (this.state !== 'joining') return;
     this.#socket.token ??= token;
     this.#presence.reset();
