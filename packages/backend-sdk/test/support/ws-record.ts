@@ -18,7 +18,7 @@ export type SentMessage = [string | null, string | null, string, string, Record<
 /** What {@link recordingWebSocket} returns. */
 export interface WebSocketRecorder {
   /** The transport to pass as `realtime.transport`. */
-  WebSocket: typeof WebSocket;
+  WebSocket: new (url: string | URL, ...rest: unknown[]) => WebSocket;
   frames: Frame[];
   sockets: WebSocket[];
   urls: string[];
