@@ -18,7 +18,10 @@ export type SentMessage = [string | null, string | null, string, string, Record<
 /** What {@link recordingWebSocket} returns. */
 export interface WebSocketRecorder {
   /** The transport to pass as `realtime.transport`. */
-  WebSocket: new (url: string | URL, ...rest: unknown[]) => WebSocket;
+  WebSocket: new (
+    url: string | URL,
+    ...rest: unknown[]
+  ) => WebSocket;
   frames: Frame[];
   sockets: WebSocket[];
   urls: string[];
