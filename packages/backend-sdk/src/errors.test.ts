@@ -89,7 +89,7 @@ describe('capability errors', () => {
       true,
     ]);
     expect(rest).toMatchObject({
-      name: 'RestError',
+      name: 'PostgrestError',
       kind: 'rest',
       hint: null,
       details: 'Key (id)=(1)',

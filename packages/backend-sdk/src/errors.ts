@@ -119,8 +119,10 @@ export interface AuthErrorOptions extends BackendErrorOptions {
 export class AuthError extends BackendError {
   override name: string;
   override readonly kind: ErrorKind = 'auth';
+  /** What the official client's `isAuthError()` looks for. */
+  readonly __isAuthError = true;
   /** For `weak_password`: why the password was refused (`length`, `characters`, `pwned`). */
-  readonly reasons?: string[];
+  declare readonly reasons?: string[];
   constructor(message: string, options: AuthErrorOptions = {}) {
     super(message, options);
     const { status = 0, code } = options;
@@ -134,7 +136,7 @@ export class AuthError extends BackendError {
             : status >= 400
               ? 'AuthApiError'
               : 'AuthError';
-    if (code === 'weak_password') this.reasons = options.reasons ?? [];
+    if (code === 'weak_password') (this as { reasons?: string[] }).reasons = options.reasons ?? [];
   }
 
   override toJSON(): ReturnType<BackendError['toJSON']> & { reasons?: string[] } {
@@ -153,9 +155,12 @@ export interface RestErrorOptions extends BackendErrorOptions {
   hint?: string | null;
 }
 
-/** An error of the REST capability: PostgREST/Postgres `code`, `details` and `hint`. */
+/**
+ * An error of the REST capability: PostgREST/Postgres `code`, `details` and `hint`. Its
+ * `name` is `PostgrestError`, as the official client's.
+ */
 export class RestError extends BackendError {
-  override name = 'RestError';
+  override name = 'PostgrestError';
   override readonly kind: ErrorKind = 'rest';
   /** PostgREST's hint, or null. */
   readonly hint: string | null;

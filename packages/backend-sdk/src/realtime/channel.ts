@@ -174,7 +174,7 @@ export class RealtimeChannel {
 
   /** The current presence state: `{ key: [{ ...fields, presence_ref }] }`. */
   presenceState<T = Record<string, unknown>>(): PresenceState<T> {
-    return this.#presence.state as PresenceState<T>;
+    return { ...this.#presence.state } as PresenceState<T>;
   }
 
   /** Tracks this client's presence with `payload` (re-tracking updates it). */
@@ -363,18 +363,22 @@ export class RealtimeChannel {
     if (this.state !== 'joining') return;
     this.#socket.token ??= token;
     this.#presence.reset();
+    // The official client's join config: each part given replaces its default whole.
     const config = {
-      broadcast: { ack: false, self: false, ...this.config.broadcast },
+      broadcast: this.config.broadcast ?? { ack: false, self: false },
       presence: {
-        key: presence.key ?? '',
-        enabled: presence.enabled ?? !!this.bindings.presence?.length,
+        ...(this.config.presence ?? { key: '' }),
+        enabled: presence.enabled === true || !!this.bindings.presence?.length,
       },
       postgres_changes: postgres.map((b) => b.filter),
       private: this.config.private ?? false,
     };
     const ref = this.#socket.makeRef();
     this.#joinRef = ref;
-    const reply = await this.#request('phx_join', { config, access_token: token }, ref);
+    // Signed out with no token set, the join carries none (the socket's key applies), as the
+    // official client's does.
+    const join = token === this.#socket.http.key ? { config } : { config, access_token: token };
+    const reply = await this.#request('phx_join', join, ref);
     if (this.#joinRef !== ref || this.state !== 'joining') return;
     if (!reply)
       return this.#errored(
