@@ -19,7 +19,7 @@ export const CARD_ROW = 196;
 export const CARD_MIN = 164;
 /** Lines of cards come and go in blocks of this many (see `blockRange`). */
 const GRID_BLOCK = 4;
-const GRID_MARGIN = 2;
+const GRID_MARGIN = 1;
 
 type CardProps = {
   index: number;
