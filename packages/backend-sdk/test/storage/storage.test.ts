@@ -239,7 +239,7 @@ describe('storage through createClient', () => {
     expect(
       admin.storage.from(id).getPublicUrl('a.png', { transform: { width: 100 }, download: true })
         .data.publicUrl,
-    ).toBe(`${server.url}/storage/v1/render/image/public/${id}/a.png?width=100&download=`);
+    ).toBe(`${server.url}/storage/v1/render/image/public/${id}/a.png?download=&width=100`);
   });
 
   it('runs resumable uploads with the signed-in session', async () => {

@@ -14,7 +14,7 @@ export async function requireClaims(c: Context<AppEnv>, ctx: AuthContext): Promi
   if (!token) {
     throw new AuthError(401, 'no_authorization', 'This endpoint requires a valid Bearer token');
   }
-  const result = await verifyJwt(token, ctx.config.jwtSecret);
+  const result = verifyJwt(token, ctx.keys);
   if (!result.ok) {
     throw forbidden(
       'bad_jwt',

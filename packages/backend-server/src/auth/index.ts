@@ -4,6 +4,7 @@ import type { AppEnv, ServiceModule } from '../service';
 import type { AuthContext } from './context';
 import { errorResponse } from './errors';
 import { requireAdmin } from './guard';
+import { createHooks } from './hooks';
 import { RateLimiter } from './rate-limit';
 import { adminLinkRoutes } from './routes/admin-links';
 import { adminUserRoutes } from './routes/admin-users';
@@ -25,7 +26,14 @@ export const authService: ServiceModule = {
   platformSql: AUTH_SQL,
   keyAuth: true,
   // The hosted gateway's open auth paths; everything else (health included) needs the key.
-  openPaths: ['/verify', '/callback', '/authorize', '/.well-known/jwks.json'],
+  openPaths: [
+    '/verify',
+    '/callback',
+    '/authorize',
+    '/.well-known/jwks.json',
+    '/.well-known/openid-configuration',
+    '/.well-known/oauth-authorization-server',
+  ],
   create({ config, db, log }) {
     const ctx: AuthContext = {
       config,
@@ -33,7 +41,8 @@ export const authService: ServiceModule = {
       outbox: outboxFor(config, log),
       limiter: new RateLimiter(config.auth.rateLimits),
       issuer: `${config.url}/auth/v1`,
-      secret: new TextEncoder().encode(config.jwtSecret),
+      keys: config.signingKeys,
+      hooks: createHooks(config.auth.hooks.customAccessToken),
       otpExpiry: config.auth.otpExpiry,
       anonymousUsers: config.auth.anonymousSignIns,
     };

@@ -141,4 +141,15 @@ create table if not exists auth.audit_log_entries (
   created_at timestamptz,
   ip_address varchar(64) not null default ''
 );
+
+-- The role GoTrue connects as, which runs Postgres auth hooks: it owns the auth schema on the
+-- hosted backend, and gets no other table or function rights unless granted (as there).
+do $$ begin
+  if not exists (select 1 from pg_roles where rolname = 'supabase_auth_admin') then
+    create role supabase_auth_admin nologin noinherit;
+  end if;
+end $$;
+grant supabase_auth_admin to current_user;
+grant usage on schema auth to supabase_auth_admin;
+grant all on all tables in schema auth to supabase_auth_admin;
 `;

@@ -17,8 +17,8 @@ export const devMailService: ServiceModule = {
     const outbox = outboxFor(ctx.config, ctx.log);
     const routes = new Hono<AppEnv>();
     routes.use('/mail', async (c, next) => {
-      const { apiKey, token } = c.get('gateway');
-      if (apiKey !== ctx.config.serviceRoleKey && token !== ctx.config.serviceRoleKey) {
+      const { keyRole, token } = c.get('gateway');
+      if (keyRole !== 'service_role' && token !== ctx.config.serviceRoleKey) {
         return c.json({ message: 'The service_role key is required' }, 401);
       }
       await next();

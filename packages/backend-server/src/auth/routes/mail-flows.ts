@@ -3,7 +3,7 @@ import type { OutgoingMail } from '../../mail/index';
 import type { AppEnv } from '../../service';
 import { readBody } from '../body';
 import type { AuthContext } from '../context';
-import { badRequest, unprocessable } from '../errors';
+import { badRequest, SIGNUP_DISABLED, unprocessable } from '../errors';
 import { pkceParams, redirectTarget } from '../links';
 import { prepareConfirmation, prepareEmailChange, prepareRecovery, sendAll } from '../mailer';
 import { validateEmail } from '../passwords';
@@ -40,6 +40,8 @@ async function otp(c: Context<AppEnv>, ctx: AuthContext, legacy: boolean) {
   if (!user && body.create_user === false) {
     throw unprocessable('otp_disabled', 'Signups not allowed for otp');
   }
+  // A new or unconfirmed address goes through sign-up, as in GoTrue.
+  if (ctx.config.auth.disableSignup && !user?.email_confirmed_at) throw SIGNUP_DISABLED();
   ctx.limiter.hit('emailPerAddress', email);
   const redirectTo = redirectTarget(ctx, redirectParam(c));
   const autoconfirm = ctx.config.auth.autoconfirm;

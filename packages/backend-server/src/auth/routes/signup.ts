@@ -4,7 +4,7 @@ import type { OutgoingMail } from '../../mail/index';
 import type { AppEnv } from '../../service';
 import { readBody } from '../body';
 import type { AuthContext } from '../context';
-import { badRequest, unprocessable } from '../errors';
+import { badRequest, SIGNUP_DISABLED, unprocessable } from '../errors';
 import { pkceParams, redirectTarget } from '../links';
 import { prepareConfirmation, sendAll } from '../mailer';
 import { checkStrength, hashPassword, validateEmail } from '../passwords';
@@ -25,6 +25,7 @@ const SIGNUP = {
 /** POST /signup: email + password, or anonymous when neither email nor phone is given. */
 export function signupRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
   routes.post('/signup', async (c) => {
+    if (ctx.config.auth.disableSignup) throw SIGNUP_DISABLED();
     const body = await readBody(c, SIGNUP);
     const ip = clientIp(c);
     if (!body.email && !body.phone) {
