@@ -40,8 +40,8 @@ export interface Ctx {
 
 /** How a scenario's client is made. */
 export interface ClientSetup {
-  /** The key the client is created with; default anon. */
-  key?: 'anon' | 'service';
+  /** The key the client is created with; default anon (the legacy JWT key). */
+  key?: 'anon' | 'service' | 'publishable' | 'secret';
   /** Signed in as the side's user before the scenario; default true with the anon key. */
   signedIn?: boolean;
   flowType?: 'implicit' | 'pkce';
@@ -84,7 +84,13 @@ export interface Made {
 export function makeClient(ctx: Ctx, setup: ClientSetup): Made {
   const rec = recorder();
   const ws = recordingWebSocket();
-  const key = setup.key === 'service' ? ctx.server.serviceRoleKey : ctx.server.anonKey;
+  const keys = {
+    anon: ctx.server.anonKey,
+    service: ctx.server.serviceRoleKey,
+    publishable: ctx.server.publishableKey,
+    secret: ctx.server.secretKey,
+  };
+  const key = keys[setup.key ?? 'anon'];
   const auth = {
     persistSession: false,
     autoRefreshToken: false,

@@ -14,6 +14,7 @@ import { globalRules, intendedDifferences } from './intended-differences';
 import type { Scenario } from './scenario';
 import { authScenarios } from './scenarios/auth';
 import { functionsScenarios } from './scenarios/functions';
+import { keysScenarios } from './scenarios/keys';
 import { realtimeScenarios } from './scenarios/realtime';
 import { restScenarios } from './scenarios/rest';
 import { storageScenarios } from './scenarios/storage';
@@ -32,6 +33,7 @@ const scenarios: Scenario[] = [
   ...storageScenarios,
   ...functionsScenarios,
   ...realtimeScenarios,
+  ...keysScenarios,
 ];
 
 let server: RunningServer;
@@ -40,7 +42,12 @@ const users = {} as Record<Side, Ctx['user']>;
 
 beforeAll(async () => {
   server = await startSdkServer();
-  secrets = { anonKey: server.anonKey, serviceRoleKey: server.serviceRoleKey };
+  secrets = {
+    anonKey: server.anonKey,
+    serviceRoleKey: server.serviceRoleKey,
+    publishableKey: server.publishableKey,
+    secretKey: server.secretKey,
+  };
   await server.db.exec(`
     alter publication supabase_realtime add table public.todos;
     insert into storage.buckets (id, name, public) values
@@ -62,7 +69,7 @@ async function record(side: Side, scenario: Scenario): Promise<Record<string, un
   const setup = scenario.client ?? {};
   const made = makeClient(ctx, setup);
   try {
-    if (setup.signedIn ?? setup.key !== 'service') {
+    if (setup.signedIn ?? !['service', 'secret'].includes(setup.key ?? 'anon')) {
       const { error } = await made.client.auth.signInWithPassword({
         email: ctx.user.email,
         password: PASSWORD,

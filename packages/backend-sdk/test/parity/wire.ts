@@ -56,6 +56,8 @@ export function recorder(): { fetch: FetchLike; log: WireRequest[] } {
 export interface Secrets {
   anonKey: string;
   serviceRoleKey: string;
+  publishableKey: string;
+  secretKey: string;
 }
 
 /** Counts how often each global rule of `intended-differences.ts` applied. */
@@ -75,6 +77,8 @@ export function scrub(text: string, secrets: Secrets): string {
   return text
     .replaceAll(secrets.anonKey, '<anon key>')
     .replaceAll(secrets.serviceRoleKey, '<service key>')
+    .replaceAll(secrets.publishableKey, '<publishable key>')
+    .replaceAll(secrets.secretKey, '<secret key>')
     .replace(JWT, '<jwt>')
     .replace(UUID, '<uuid>')
     .replace(TIME, '<time>')
@@ -87,6 +91,9 @@ const VOLATILE = new Set([
   'refresh_token',
   'token',
   'expires_at',
+  'iat',
+  'exp',
+  'timestamp',
   'code_challenge',
   'code_verifier',
   'auth_code',
