@@ -7,6 +7,7 @@
  */
 import { createClient as createOfficial } from '@supabase/supabase-js';
 import { describe, expectTypeOf, it } from 'vitest';
+import WebSocket from 'ws';
 import { createClient } from '../../src/index';
 import type { Database } from './database.types';
 
@@ -15,6 +16,7 @@ const ours = createClient<Database>('http://127.0.0.1:1', 'key', {
 });
 const theirs = createOfficial<Database>('http://127.0.0.1:1', 'key', {
   auth: { persistSession: false, autoRefreshToken: false },
+  realtime: { transport: WebSocket as never },
 });
 
 /** The `data` of a successful result. */
