@@ -11,6 +11,14 @@ export {
 export { type SessionState, useAuth, useSession, useUser } from './auth';
 export { errorMessage } from './error-message';
 export {
+  type FactorLike,
+  type MfaChallenge,
+  type MfaEnrollment,
+  type MfaLike,
+  useMfaChallenge,
+  useMfaEnrollment,
+} from './mfa';
+export {
   BackendProvider,
   type BackendProviderProps,
   createQueryClient,
