@@ -145,6 +145,24 @@ export interface StorageOptions {
   uploadExpiry?: number;
   /** Seconds a signed upload URL is valid. Default 60, as the hosted service. */
   signedUploadExpiry?: number;
+  /** Image transformations (`/storage/v1/render/image/…`). */
+  imageTransformation?: ImageTransformationOptions;
+}
+
+/** Limits of image transformations; the defaults are the hosted service's. */
+export interface ImageTransformationOptions {
+  /** Serve `/render/image` and sign render URLs. Default true. */
+  enabled?: boolean;
+  /** Largest source image in bytes. Default 25 MB (25,000,000). */
+  maxSourceBytes?: number;
+  /** Largest source image in pixels. Default 50 megapixels (50,000,000). */
+  maxSourcePixels?: number;
+  /** Largest output width or height; larger requests are clamped. Default 2500. */
+  maxDimension?: number;
+  /** Seconds one render may take (past it: 400, "Image request timed out"). Default 30. */
+  timeoutSeconds?: number;
+  /** Disk space for rendered variants (`<storage dir>/render`), oldest dropped first. Default 1 GiB. */
+  cacheBytes?: number;
 }
 
 /** Options of {@link startServer}. */
@@ -238,7 +256,9 @@ export interface ServerConfig {
     mfa: ResolvedMfa;
   };
   rest: Required<RestOptions>;
-  storage: Required<StorageOptions>;
+  storage: Required<Omit<StorageOptions, 'imageTransformation'>> & {
+    imageTransformation: Required<ImageTransformationOptions>;
+  };
   realtime: Required<RealtimeOptions>;
   functions: {
     wallTimeMs: number;
@@ -261,6 +281,19 @@ export const DEFAULT_RATE_LIMITS: AuthRateLimits = {
 };
 
 const abs = (path: string | undefined) => (path ? resolve(path) : null);
+
+function resolveImageTransformation(
+  o: ImageTransformationOptions,
+): Required<ImageTransformationOptions> {
+  return {
+    enabled: o.enabled ?? true,
+    maxSourceBytes: o.maxSourceBytes ?? 25_000_000,
+    maxSourcePixels: o.maxSourcePixels ?? 50_000_000,
+    maxDimension: o.maxDimension ?? 2500,
+    timeoutSeconds: o.timeoutSeconds ?? 30,
+    cacheBytes: o.cacheBytes ?? 1024 ** 3,
+  };
+}
 
 /** Fills in defaults and derived values (keys, storage dir). */
 export async function resolveConfig(options: StartServerOptions = {}): Promise<ServerConfig> {
@@ -331,6 +364,7 @@ export async function resolveConfig(options: StartServerOptions = {}): Promise<S
       fileSizeLimit: options.storage?.fileSizeLimit ?? 50 * 1024 ** 3,
       uploadExpiry: options.storage?.uploadExpiry ?? 24 * 60 * 60,
       signedUploadExpiry: options.storage?.signedUploadExpiry ?? 60,
+      imageTransformation: resolveImageTransformation(options.storage?.imageTransformation ?? {}),
     },
     log: options.log ?? false,
   };

@@ -5,16 +5,34 @@ export type JwtClaims = Record<string, unknown> & { role?: string; sub?: string;
 
 export type JwtResult =
   | { ok: true; claims: JwtClaims }
-  | { ok: false; reason: 'expired' | 'invalid' | 'malformed'; message: string };
+  | {
+      ok: false;
+      reason: 'expired' | 'invalid' | 'malformed';
+      /** GoTrue's words (auth, REST, realtime answer with these). */
+      message: string;
+      /** The same failure in the words of jose, the JWT library storage-api answers with. */
+      detail: string;
+    };
 
 /** Most tokens remembered as verified per project. */
 const CACHE_MAX = 10_000;
 
-const fail = (reason: 'expired' | 'invalid' | 'malformed', message: string): JwtResult => ({
-  ok: false,
-  reason,
-  message,
-});
+const fail = (
+  reason: 'expired' | 'invalid' | 'malformed',
+  message: string,
+  detail: string,
+): JwtResult => ({ ok: false, reason, message, detail });
+
+const JOSE = {
+  compact: 'Invalid Compact JWS',
+  header: 'JWS Protected Header is invalid',
+  alg: '"alg" (Algorithm) Header Parameter value not allowed',
+  noKey: 'no applicable key found in the JSON Web Key Set',
+  signature: 'signature verification failed',
+  claims: 'JWT Claims Set must be a top-level JSON object',
+  exp: '"exp" claim timestamp check failed',
+  nbf: '"nbf" claim timestamp check failed',
+} as const;
 
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 
@@ -68,42 +86,49 @@ export function verifyJwt(token: string, keys: SigningKeys): JwtResult {
     verified.delete(token);
   }
   const parts = token.split('.');
-  if (parts.length !== 3) return fail('malformed', 'token contains an invalid number of segments');
+  if (parts.length !== 3)
+    return fail('malformed', 'token contains an invalid number of segments', JOSE.compact);
   const [head, body, sig] = parts as [string, string, string];
   const header = decodeJson(head);
-  if (!header) return fail('malformed', 'could not JSON decode header');
+  if (!header) return fail('malformed', 'could not JSON decode header', JOSE.header);
   const alg = header.alg;
   const kid = header.kid;
   if (typeof alg !== 'string' || (kid !== undefined && typeof kid !== 'string')) {
-    return fail('malformed', 'invalid token header');
+    return fail('malformed', 'invalid token header', JOSE.header);
   }
-  if (alg.toLowerCase() === 'none') return fail('invalid', "'none' signature type is not allowed");
+  if (alg.toLowerCase() === 'none')
+    return fail('invalid', "'none' signature type is not allowed", JOSE.alg);
   const key = kid === undefined ? (alg === 'HS256' ? keys.find(null) : undefined) : keys.find(kid);
   if (!key || key.status === 'standby') {
-    return fail('invalid', `unrecognized JWT kid ${kid ?? '<nil>'} for algorithm ${alg}`);
+    return fail(
+      'invalid',
+      `unrecognized JWT kid ${kid ?? '<nil>'} for algorithm ${alg}`,
+      JOSE.noKey,
+    );
   }
   if (key.status === 'revoked')
-    return fail('invalid', `signing key ${kid ?? '(legacy secret)'} is revoked`);
-  if (alg !== key.alg) return fail('invalid', `signing method ${alg} is invalid`);
-  if (!BASE64URL.test(sig)) return fail('malformed', 'could not base64 decode signature');
+    return fail('invalid', `signing key ${kid ?? '(legacy secret)'} is revoked`, JOSE.noKey);
+  if (alg !== key.alg) return fail('invalid', `signing method ${alg} is invalid`, JOSE.alg);
+  if (!BASE64URL.test(sig))
+    return fail('malformed', 'could not base64 decode signature', JOSE.compact);
   if (!signatureValid(key, `${head}.${body}`, Buffer.from(sig, 'base64url'))) {
-    return fail('invalid', 'signature is invalid');
+    return fail('invalid', 'signature is invalid', JOSE.signature);
   }
   const claims = decodeJson(body) as JwtClaims | null;
-  if (!claims) return fail('malformed', 'could not JSON decode claim');
+  if (!claims) return fail('malformed', 'could not JSON decode claim', JOSE.claims);
   const seconds = now / 1000;
   const { exp, nbf, iat } = claims;
   if (
     (exp !== undefined && typeof exp !== 'number') ||
     (iat !== undefined && typeof iat !== 'number')
   ) {
-    return fail('malformed', 'token has invalid claims');
+    return fail('malformed', 'token has invalid claims', JOSE.claims);
   }
   if (typeof exp === 'number' && exp <= seconds) {
-    return fail('expired', 'token has invalid claims: token is expired');
+    return fail('expired', 'token has invalid claims: token is expired', JOSE.exp);
   }
   if (nbf !== undefined && (typeof nbf !== 'number' || nbf > seconds)) {
-    return fail('malformed', 'token has invalid claims: token is not valid yet');
+    return fail('malformed', 'token has invalid claims: token is not valid yet', JOSE.nbf);
   }
   if (verified.size >= CACHE_MAX) verified.delete(verified.keys().next().value as string);
   verified.set(token, {

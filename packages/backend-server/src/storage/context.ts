@@ -4,6 +4,7 @@ import type { SigningKeys } from '../http/signing-keys';
 import { authenticate, type Caller } from './auth';
 import type { DiskStore } from './disk';
 import { ERR } from './errors';
+import type { Renderer } from './render';
 
 /** What every storage route reads. */
 export interface StorageContext {
@@ -17,6 +18,8 @@ export interface StorageContext {
   globalLimit: number;
   /** Lifetime of signed upload URLs, seconds. */
   signedUploadExpiry: number;
+  /** Image transformations (`/render/image`), or null when they are turned off. */
+  render: Renderer | null;
 }
 
 /** One routed request: the Web request, its path under /storage/v1 and the gateway info. */
