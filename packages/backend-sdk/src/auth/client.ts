@@ -6,8 +6,8 @@ import { AuthError } from '../errors';
 import { createHttp, type Http } from '../http/index';
 import { AdminApi } from './admin';
 import { asSession, attempt, authFetch, jwtPayload } from './api';
-import { MfaApi } from './mfa';
 import { type ClaimsResult, type GetClaimsOptions, verifyClaims } from './claims';
+import { MfaApi } from './mfa';
 import { challengeOf, createVerifier } from './pkce';
 import { SessionManager } from './session';
 import type {
