@@ -72,7 +72,7 @@ beforeAll(async () => {
     auth: { passwordMinLength: 8, rateLimits: false },
     log: false,
   });
-});
+}, 120_000);
 afterAll(async () => {
   await server?.stop();
 });
