@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import type { StorageContext, StorageRequest } from './context';
 import type { DiskStore } from './disk';
@@ -5,18 +6,19 @@ import {
   callerLookup,
   contentDisposition,
   type Lookup,
-  openObject,
   publicLookup,
   signedLookup,
 } from './download';
 import { ERR } from './errors';
 import {
   chooseFormat,
+  type FormatChoice,
   type ImageLimits,
   OUTPUT_TYPES,
   RENDER_ERRORS,
   type Rendered,
   renderImage,
+  SourceGone,
 } from './image';
 import type { ObjectRow } from './objects';
 import type { RenderCache } from './render-cache';
@@ -63,30 +65,41 @@ export function createRenderer(cache: RenderCache, limits: Renderer['limits']): 
   return { cache, limits, flights: new Map(), slots: new Slots(availableParallelism()) };
 }
 
-/** Reads a whole version into memory (sources are small: the size limit is checked first). */
-async function readSource(s: StorageContext, limits: ImageLimits, lookup: Lookup, row: ObjectRow) {
-  let opened: Awaited<ReturnType<typeof openObject>>;
-  try {
-    opened = { row, file: await s.disk.openVersion(row.version) };
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    // Replaced meanwhile: look it up again, as a download does.
-    opened = await openObject(s, lookup);
-  }
-  try {
-    const { size } = await opened.file.stat();
-    if (size > limits.maxSourceBytes) throw RENDER_ERRORS.tooLarge();
-    const data = Buffer.allocUnsafe(size);
-    let at = 0;
-    while (at < size) {
-      const { bytesRead } = await opened.file.read(data, at, size - at, at);
-      if (bytesRead === 0) break;
-      at += bytesRead;
+/** The source's size, from its metadata (or the file), checked against the limit. */
+async function checkSize(s: StorageContext, limits: ImageLimits, row: ObjectRow): Promise<void> {
+  const size = row.metadata?.size ?? (await stat(s.disk.pathOf(row.version))).size;
+  if (size > limits.maxSourceBytes) throw RENDER_ERRORS.tooLarge();
+}
+
+/**
+ * Renders the version `row` names. Version files never change, so sharp reads the file
+ * itself; when it is gone (replaced or deleted since the lookup), the object is looked up
+ * again, as a download does.
+ */
+async function renderRow(
+  s: StorageContext,
+  renderer: Renderer,
+  lookup: Lookup,
+  first: ObjectRow,
+  t: Transform,
+  choice: FormatChoice,
+): Promise<{ row: ObjectRow; out: Rendered }> {
+  let row: ObjectRow | null = first;
+  for (let attempt = 0; attempt < 3 && row?.version; attempt++) {
+    const current: ObjectRow = row;
+    try {
+      await checkSize(s, renderer.limits, current);
+      const path = s.disk.pathOf(current.version);
+      const out = await renderer.slots.run(() => renderImage(path, t, choice, renderer.limits));
+      return { row: current, out };
+    } catch (error) {
+      const gone =
+        error instanceof SourceGone || (error as NodeJS.ErrnoException).code === 'ENOENT';
+      if (!gone) throw error;
+      row = await lookup();
     }
-    return { row: opened.row, data: data.subarray(0, at) };
-  } finally {
-    await opened.file.close().catch(() => {});
   }
+  throw ERR.noSuchKey();
 }
 
 const stillStored = (disk: DiskStore, version: string) => () =>
@@ -123,9 +136,8 @@ async function serveRendered(
     let flight = renderer.flights.get(flightKey);
     if (!flight) {
       flight = (async () => {
-        const { row: found, data } = await readSource(s, renderer.limits, lookup, row);
+        const { row: found, out } = await renderRow(s, renderer, lookup, row, t, choice);
         source = found;
-        const out = await renderer.slots.run(() => renderImage(data, t, choice, renderer.limits));
         await renderer.cache.put(found.version, variant, out, stillStored(s.disk, found.version));
         return out;
       })().finally(() => renderer.flights.delete(flightKey));
