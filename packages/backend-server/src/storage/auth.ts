@@ -1,6 +1,7 @@
 import type { RequestContext } from '../db/index';
 import type { GatewayInfo } from '../http/gateway';
 import { verifyJwt } from '../http/jwt';
+import type { SigningKeys } from '../http/signing-keys';
 import { ERR } from './errors';
 
 /** Who a storage request runs as: the database request context and the owner it writes. */
@@ -38,9 +39,9 @@ export async function authenticate(
   req: Request,
   path: string,
   gateway: GatewayInfo,
-  secret: string,
+  keys: SigningKeys,
 ): Promise<Caller> {
-  const result = await verifyJwt(gateway.token ?? '', secret);
+  const result = verifyJwt(gateway.token ?? '', keys);
   if (!result.ok) throw ERR.accessDenied(result.detail);
   const role = typeof result.claims.role === 'string' ? result.claims.role : 'anon';
   const sub = typeof result.claims.sub === 'string' ? result.claims.sub : null;

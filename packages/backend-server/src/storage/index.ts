@@ -46,6 +46,7 @@ export const storageService: ServiceModule = {
       db,
       disk,
       secret: config.jwtSecret,
+      keys: config.signingKeys,
       globalLimit: config.storage.fileSizeLimit,
       signedUploadExpiry: config.storage.signedUploadExpiry,
       render,
