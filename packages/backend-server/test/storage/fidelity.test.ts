@@ -138,6 +138,48 @@ describe(`storage-api fidelity (${databaseKind()})`, () => {
     });
   });
 
+  describe('object info routes', () => {
+    it('reads public buckets as the platform, private ones as the caller, tokens optional on /info/:bucket', async () => {
+      const open = uniqueBucket('open');
+      expect((await service.storage.createBucket(open, { public: true })).error).toBeNull();
+      expect((await service.storage.from(open).upload('pic.txt', 'p')).error).toBeNull();
+      const mine = `${alice.id}/private.txt`;
+      expect((await asAlice.storage.from(bucket).upload(mine, 'm')).error).toBeNull();
+      const get = async (path: string, as?: TestUser) =>
+        fetch(url(path), { headers: as ? headers(server, as) : {} }).then(async (r) => ({
+          status: r.status,
+          body: (await r.json()) as Record<string, unknown>,
+        }));
+      // A public bucket: no token needed; a signed-in stranger sees it too (no RLS there).
+      for (const path of [`/object/info/${open}/pic.txt`, `/object/info/public/${open}/pic.txt`]) {
+        expect((await get(path)).body, path).toMatchObject({ name: 'pic.txt', size: 1 });
+      }
+      expect((await get(`/object/info/authenticated/${open}/pic.txt`, alice)).body).toMatchObject({
+        name: 'pic.txt',
+      });
+      // A private bucket: without a token it does not exist; with one, RLS decides.
+      expect((await get(`/object/info/${bucket}/${mine}`)).body).toMatchObject({
+        statusCode: '404',
+        code: 'NoSuchBucket',
+      });
+      expect((await get(`/object/info/public/${bucket}/${mine}`, alice)).body).toMatchObject({
+        code: 'NoSuchBucket',
+      });
+      expect((await get(`/object/info/${bucket}/${mine}`, alice)).body).toMatchObject({
+        name: mine,
+      });
+      const bob = await mintUser(server);
+      expect((await get(`/object/info/${bucket}/${mine}`, bob)).body).toMatchObject({
+        statusCode: '404',
+        code: 'NoSuchKey',
+      });
+      expect((await get(`/object/info/authenticated/${bucket}/${mine}`)).body).toMatchObject({
+        statusCode: '403',
+        message: 'Invalid Compact JWS',
+      });
+    });
+  });
+
   describe('list v2', () => {
     let base: string;
     const suffixes = ['zz', 'bb', 'xx', 'ww', 'cc', 'aa', 'yy', 'oo'];
