@@ -360,3 +360,33 @@ describe(`image transformations (${databaseKind()})`, () => {
     expect(await variants()).toHaveLength(0);
   });
 });
+
+describe(`image transformations turned off (${databaseKind()})`, () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startTestServer({
+      migrationsDir: await policiesDir(),
+      storage: { imageTransformation: { enabled: false } },
+    });
+  });
+  afterAll(() => server?.stop());
+
+  it('has no render routes and signs plain object URLs', async () => {
+    const alice = await mintUser(server);
+    const bucket = uniqueBucket('off');
+    expect((await client(server, 'service').storage.createBucket(bucket)).error).toBeNull();
+    const path = `${alice.id}/a.jpg`;
+    const files = client(server, alice).storage.from(bucket);
+    expect(
+      (await files.upload(path, await image(20, 20), { contentType: 'image/jpeg' })).error,
+    ).toBeNull();
+    const res = await fetch(
+      `${server.url}/storage/v1/render/image/authenticated/${bucket}/${path}?width=10`,
+      { headers: headers(server, alice) },
+    );
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ statusCode: '404', code: 'NotFound' });
+    const signed = await files.createSignedUrl(path, 60, { transform: { width: 10 } });
+    expect(signed.data?.signedUrl).toContain(`/storage/v1/object/sign/${bucket}/${path}?token=`);
+  });
+});
