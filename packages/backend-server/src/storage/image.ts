@@ -69,6 +69,23 @@ export const RENDER_ERRORS = {
   timeout: () => renderError(408, 'Image request timed out'),
 };
 
+/**
+ * Whether `head` (the first 16 bytes) starts a JPEG, PNG, GIF, WebP, TIFF or HEIF/AVIF
+ * file: formats that reference nothing outside themselves.
+ */
+export function isRaster(head: Buffer): boolean {
+  const ascii = (from: number, to: number) => head.toString('latin1', from, to);
+  return (
+    (head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) ||
+    ascii(0, 8) === '\x89PNG\r\n\x1a\n' ||
+    ascii(0, 4) === 'GIF8' ||
+    (ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP') ||
+    ascii(0, 4) === 'II*\0' ||
+    ascii(0, 4) === 'MM\0*' ||
+    ascii(4, 8) === 'ftyp'
+  );
+}
+
 /** sharp's name of an output format → ours (`heif` output is AVIF-coded here). */
 const OUTPUT_NAMES: Record<string, OutputFormat> = {
   jpeg: 'jpeg',
@@ -92,15 +109,15 @@ function mapSharpError(error: unknown): Error {
 }
 
 /**
- * Renders the image file at `path` with (clamped) options into the chosen format, with
- * sharp: libvips reads, decodes, resizes and encodes on its own threads, so the event loop
- * stays free and a render costs one hand-off. For `origin` the encoder options are set for
+ * Renders an image (a raster file's path, or bytes) with (clamped) options into the chosen
+ * format, with sharp: libvips reads, decodes, resizes and encodes on its own threads, so the
+ * event loop stays free. For `origin` the encoder options are set for
  * every format without forcing one, so the source's own format comes out (SVG becomes PNG;
  * a format we do not answer with becomes PNG or JPEG). A source that is not an image, is
  * corrupt, or is over the pixel limit gives the hosted 400 error, never a crash.
  */
 export async function renderImage(
-  path: string,
+  input: string | Buffer,
   t: Transform,
   choice: FormatChoice,
   limits: ImageLimits,
@@ -108,7 +125,7 @@ export async function renderImage(
   const sharp = await loadSharp();
   const quality = t.quality ?? 80;
   const pipeline = () => {
-    const image = sharp(path, { limitInputPixels: limits.maxSourcePixels, failOn: 'error' })
+    const image = sharp(input, { limitInputPixels: limits.maxSourcePixels, failOn: 'error' })
       .autoOrient()
       .timeout({ seconds: limits.timeoutSeconds });
     if (t.width || t.height) {

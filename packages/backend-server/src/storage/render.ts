@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import type { StorageContext, StorageRequest } from './context';
 import type { DiskStore } from './disk';
@@ -14,6 +14,7 @@ import {
   chooseFormat,
   type FormatChoice,
   type ImageLimits,
+  isRaster,
   OUTPUT_TYPES,
   RENDER_ERRORS,
   type Rendered,
@@ -65,16 +66,40 @@ export function createRenderer(cache: RenderCache, limits: Renderer['limits']): 
   return { cache, limits, flights: new Map(), slots: new Slots(availableParallelism()) };
 }
 
-/** The source's size, from its metadata (or the file), checked against the limit. */
-async function checkSize(s: StorageContext, limits: ImageLimits, row: ObjectRow): Promise<void> {
-  const size = row.metadata?.size ?? (await stat(s.disk.pathOf(row.version))).size;
-  if (size > limits.maxSourceBytes) throw RENDER_ERRORS.tooLarge();
+/**
+ * The input for sharp: the file's path for the raster formats (libvips then reads it on its
+ * own threads), else its bytes. An SVG must never be read from its path: librsvg would let
+ * it embed files beside it, which are other objects' bytes.
+ */
+async function sourceOf(
+  s: StorageContext,
+  limits: ImageLimits,
+  row: ObjectRow,
+): Promise<string | Buffer> {
+  const path = s.disk.pathOf(row.version);
+  const file = await open(path, 'r');
+  try {
+    const size = row.metadata?.size ?? (await file.stat()).size;
+    if (size > limits.maxSourceBytes) throw RENDER_ERRORS.tooLarge();
+    const head = Buffer.alloc(16);
+    await file.read(head, 0, head.length, 0);
+    if (isRaster(head)) return path;
+    const data = Buffer.allocUnsafe(size);
+    let at = 0;
+    while (at < size) {
+      const { bytesRead } = await file.read(data, at, size - at, at);
+      if (bytesRead === 0) break;
+      at += bytesRead;
+    }
+    return data.subarray(0, at);
+  } finally {
+    file.close().catch(() => {});
+  }
 }
 
 /**
- * Renders the version `row` names. Version files never change, so sharp reads the file
- * itself; when it is gone (replaced or deleted since the lookup), the object is looked up
- * again, as a download does.
+ * Renders the version `row` names. When its file is gone (replaced or deleted since the
+ * lookup), the object is looked up again, as a download does.
  */
 async function renderRow(
   s: StorageContext,
@@ -88,9 +113,8 @@ async function renderRow(
   for (let attempt = 0; attempt < 3 && row?.version; attempt++) {
     const current: ObjectRow = row;
     try {
-      await checkSize(s, renderer.limits, current);
-      const path = s.disk.pathOf(current.version);
-      const out = await renderer.slots.run(() => renderImage(path, t, choice, renderer.limits));
+      const input = await sourceOf(s, renderer.limits, current);
+      const out = await renderer.slots.run(() => renderImage(input, t, choice, renderer.limits));
       return { row: current, out };
     } catch (error) {
       const gone =
@@ -138,7 +162,10 @@ async function serveRendered(
       flight = (async () => {
         const { row: found, out } = await renderRow(s, renderer, lookup, row, t, choice);
         source = found;
-        await renderer.cache.put(found.version, variant, out, stillStored(s.disk, found.version));
+        // Stored while the answer goes out; a failed write only means a later render.
+        renderer.cache
+          .put(found.version, variant, out, stillStored(s.disk, found.version))
+          .catch(() => {});
         return out;
       })().finally(() => renderer.flights.delete(flightKey));
       renderer.flights.set(flightKey, flight);

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, unlink } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SupabaseClient } from '@supabase/supabase-js';
@@ -304,6 +304,46 @@ describe(`image transformations (${databaseKind()})`, () => {
     expect(await bytes.json()).toEqual(shape('The source image file is too large to process'));
     // The server is still fine.
     expect((await render(path, 'width=10')).status).toBe(200);
+  });
+
+  it('renders SVG as PNG, and an SVG cannot embed the files beside it (other objects)', async () => {
+    const green = `${alice.id}/green.png`;
+    await put(green, await image(20, 20, { format: 'png', rgb: [0, 255, 0] }), 'image/png');
+    const versionOf = async (name: string) =>
+      (
+        await server.db.query<{ version: string }>(
+          'select version from storage.objects where bucket_id = $1 and name = $2',
+          [bucket, name],
+        )
+      ).rows[0]?.version ?? '';
+    const target = await versionOf(green);
+    const svg = `${alice.id}/evil.svg`;
+    await put(
+      svg,
+      Buffer.from(
+        `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="20" height="20"><image href="${target}" xlink:href="${target}" width="20" height="20"/></svg>`,
+      ),
+      'image/png',
+    );
+    // Put the SVG's bytes beside the green image's, as a version of the same shard would be.
+    const old = await versionOf(svg);
+    const beside = `${target.slice(0, 2)}${old.slice(2)}`;
+    const dir = join(storageDir(), 'objects');
+    await rename(join(dir, old.slice(0, 2), old), join(dir, beside.slice(0, 2), beside));
+    await server.db.query(
+      'update storage.objects set version = $1 where bucket_id = $2 and name = $3',
+      [beside, bucket, svg],
+    );
+    const res = await render(svg, 'width=20');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/png');
+    const { data } = await sharp(Buffer.from(await res.arrayBuffer()))
+      .ensureAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    // Nothing drawn: the referenced file was not read.
+    expect(data[1]).toBe(0);
+    expect(data[3]).toBe(0);
   });
 
   it('caches rendered variants on disk and drops them when the object changes', async () => {
