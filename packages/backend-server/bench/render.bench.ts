@@ -7,7 +7,8 @@
  *    (goal: cold ≤ 1.2× direct sharp);
  *  - cached (the variant on disk), 32 autocannon clients in a child process, as a signed-in
  *    user under RLS and from a public bucket (goal ≥ 2,000 req/s on PGlite), next to a plain
- *    download of the same thumbnail-sized object as the anchor of the storage path itself.
+ *    download of the same thumbnail-sized object as the anchor of the storage path itself,
+ *    and the object lookup a render runs (RLS, one read-only round trip) called in-process.
  * Every line carries the load average.
  */
 import { execFile } from 'node:child_process';
@@ -19,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
 import sharp from 'sharp';
 import { type RunningServer, startServer } from '../src/server';
+import { findAsCaller } from '../src/storage/objects';
 
 const AUTOCANNON = fileURLToPath(new URL('../node_modules/.bin/autocannon', import.meta.url));
 const COLD_RUNS = 25;
@@ -104,6 +106,32 @@ function merge(slices: Load[]): Load {
     p50: p50s[Math.floor(p50s.length / 2)] ?? 0,
     p99: Math.max(...slices.map((l) => l.p99)),
     non2xx: slices.reduce((n, l) => n + l.non2xx, 0),
+  };
+}
+
+/** 32 concurrent in-process callers of `fn` for the bench duration. */
+async function inProcess(fn: () => Promise<unknown>): Promise<Load> {
+  const latencies: number[] = [];
+  const end = performance.now() + SECONDS * 1000;
+  const worker = async () => {
+    while (performance.now() < end) {
+      const t = performance.now();
+      await fn();
+      latencies.push(performance.now() - t);
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: 32 }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.floor(q * (latencies.length - 1))] ?? 0;
+  return {
+    count: latencies.length,
+    seconds,
+    rps: latencies.length / seconds,
+    p50: at(0.5),
+    p99: at(0.99),
+    non2xx: 0,
   };
 }
 
@@ -214,17 +242,30 @@ export default async function bench() {
     const cachedUrl = renderUrl(`${userId}/cold-0.jpg`);
     const downloadUrl = `${server.url}/storage/v1/object/authenticated/photos/${userId}/thumb.jpg`;
     await autocannon(cachedUrl, auth); // warm up
-    const slices: Load[][] = [[], [], []];
+    // The baseline: the object lookup the render runs (the caller's role and claims and the
+    // statement in one read-only round trip), called in-process.
+    const claims = { sub: userId, role: 'authenticated', aud: 'authenticated' };
+    // The headers autocannon sends, which the server passes on as `request.headers`.
+    const sent = { host: new URL(server.url).host, connection: 'keep-alive', ...auth };
+    const ctx = { role: 'authenticated', claims, method: 'GET', path: '/render', headers: sent };
+    const caller = { ctx, owner: userId, role: 'authenticated' };
+    const slices: Load[][] = [[], [], [], []];
     for (let round = 0; round < ROUNDS; round++) {
       slices[0]?.push(await autocannon(cachedUrl, auth));
       slices[1]?.push(await autocannon(publicUrl, {}));
       slices[2]?.push(await autocannon(downloadUrl, auth));
+      slices[3]?.push(
+        await inProcess(() => findAsCaller(server.db, caller, 'photos', `${userId}/cold-0.jpg`)),
+      );
     }
-    const [authed, open, download] = slices.map(merge) as [Load, Load, Load];
+    const [authed, open, download, baseline] = slices.map(merge) as [Load, Load, Load, Load];
     console.log(`cached 200×200 thumbnail, 32 clients, PGlite (load average ${load()})`);
     console.log(`  render, signed-in user under RLS   ${fmt(authed)}`);
     console.log(`  render, public bucket              ${fmt(open)}`);
     console.log(`  plain download of a thumbnail-size object (anchor) ${fmt(download)}`);
+    console.log(
+      `  the RLS lookup alone, in-process   ${fmt(baseline)}  → render = ${((authed.rps / baseline.rps) * 100).toFixed(0)}%`,
+    );
     console.log(
       `  goal ≥ 2,000 req/s: ${authed.rps >= 2000 ? 'met' : 'NOT met'} (RLS ${authed.rps.toFixed(0)}, public ${open.rps.toFixed(0)} req/s)`,
     );
