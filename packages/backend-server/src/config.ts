@@ -2,6 +2,14 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseHookUri } from './auth/hooks';
+import {
+  type MfaOptions,
+  type ResolvedMfa,
+  type ResolvedSms,
+  resolveMfa,
+  resolveSms,
+  type SmsOptions,
+} from './config-sms-mfa';
 import { type SigningKeyJwk, SigningKeys } from './http/signing-keys';
 import {
   checkOpaqueKey,
@@ -10,6 +18,8 @@ import {
   DEFAULT_PUBLISHABLE_KEY,
   DEFAULT_SECRET_KEY,
 } from './keys';
+
+export type { MfaOptions, SmsOptions, TwilioOptions } from './config-sms-mfa';
 
 /** Auth (GoTrue) settings. */
 export interface AuthOptions {
@@ -38,6 +48,10 @@ export interface AuthOptions {
    * `GET /reauthenticate` (the hosted `secure_password_change`). Default false.
    */
   securePasswordChange?: boolean;
+  /** Phone sign-ups and sign-ins by SMS code (see {@link SmsOptions}). */
+  sms?: SmsOptions;
+  /** Multi-factor authentication (see {@link MfaOptions}). */
+  mfa?: MfaOptions;
   /**
    * No new users through sign-up, anonymous sign-in or OTP / magic link (GoTrue's
    * `DISABLE_SIGNUP`): 422 `signup_disabled`. The admin API still creates and invites users.
@@ -73,6 +87,10 @@ export interface AuthRateLimits {
   emailPerAddress: number;
   /** OTP / verify requests per IP per 5 minutes. */
   otpPerIp: number;
+  /** SMS sent per hour, all numbers together (the hosted `sms_sent`); test OTPs and autoconfirm are not counted. */
+  smsSent: number;
+  /** MFA challenge requests, and verify requests, per IP per minute (each counted apart). */
+  mfaPerIp: number;
 }
 
 /** REST (PostgREST) settings. */
@@ -227,11 +245,15 @@ export interface ServerConfig {
   publishableKeys: string[];
   /** Secret keys (the first is the one printed and returned). */
   secretKeys: string[];
-  auth: Required<Omit<AuthOptions, 'smtpUrl' | 'siteUrl' | 'rateLimits' | 'hooks'>> & {
+  auth: Required<
+    Omit<AuthOptions, 'smtpUrl' | 'siteUrl' | 'rateLimits' | 'hooks' | 'sms' | 'mfa'>
+  > & {
     smtpUrl: string | null;
     siteUrl: string | null;
     rateLimits: AuthRateLimits | false;
     hooks: { customAccessToken: string | null };
+    sms: ResolvedSms;
+    mfa: ResolvedMfa;
   };
   rest: Required<RestOptions>;
   storage: Required<Omit<StorageOptions, 'imageTransformation'>> & {
@@ -254,6 +276,8 @@ export const DEFAULT_RATE_LIMITS: AuthRateLimits = {
   signupPerIp: 30,
   emailPerAddress: 30,
   otpPerIp: 30,
+  smsSent: 30,
+  mfaPerIp: 15,
 };
 
 const abs = (path: string | undefined) => (path ? resolve(path) : null);
@@ -323,6 +347,8 @@ export async function resolveConfig(options: StartServerOptions = {}): Promise<S
       smtpUrl: auth.smtpUrl ?? null,
       siteUrl: auth.siteUrl ?? null,
       rateLimits,
+      sms: resolveSms(auth.sms),
+      mfa: resolveMfa(auth.mfa),
     },
     rest: {
       schemas: options.rest?.schemas ?? ['public', 'graphql_public'],

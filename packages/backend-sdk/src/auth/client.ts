@@ -29,6 +29,13 @@ const none = { user: null, session: null };
 const captcha = (o?: { captchaToken?: string }) => ({ captcha_token: o?.captchaToken });
 
 /** The auth client of one project. */
+/** Options of an anonymous sign-in. */
+interface AnonymousOptions {
+  /** User metadata of the new anonymous user. */
+  data?: Record<string, unknown>;
+  captchaToken?: string;
+}
+
 export class AuthClient extends SessionManager {
   /** Admin API (needs the service role key as the client's key). */
   readonly admin: AdminApi;
@@ -166,8 +173,10 @@ export class AuthClient extends SessionManager {
    * const { data: { user } } = await auth.signInAnonymously();
    */
   signInAnonymously(
-    options: { data?: Record<string, unknown>; captchaToken?: string } = {},
+    credentials: AnonymousOptions & { options?: AnonymousOptions } = {},
   ): Promise<AuthResult<UserAndSession>> {
+    // `{ options: { data } }` as in the official client, or `{ data }`.
+    const options = credentials.options ?? credentials;
     return attempt(none, async () => {
       const body = await authFetch(this.http, {
         method: 'POST',

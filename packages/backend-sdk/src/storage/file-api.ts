@@ -211,15 +211,21 @@ export class FileApi {
     path: string,
     body: FileBody,
     options: FileOptions,
+    /** The signed-upload token query (`x-upsert` goes with uploads and signed uploads). */
     query?: string,
   ): Promise<StorageResult<{ id: string; path: string; fullPath: string }>> {
-    const headers: Record<string, string> = {
-      'Content-Type': options.contentType ?? bodyType(body),
-      'Cache-Control': `max-age=${options.cacheControl ?? 3600}`,
-      'x-upsert': String(options.upsert ?? false),
-    };
-    if (options.metadata) {
-      headers['x-metadata'] = base64Utf8(JSON.stringify(options.metadata));
+    const headers: Record<string, string> =
+      method === 'POST' || query ? { 'x-upsert': String(options.upsert ?? false) } : {};
+    const cacheControl = String(options.cacheControl ?? 3600);
+    const metadata = options.metadata && JSON.stringify(options.metadata);
+    if (typeof FormData !== 'undefined' && body instanceof FormData) {
+      // A multipart form goes as it is (fetch sets its type), with the options as fields.
+      if (!body.has('cacheControl')) body.append('cacheControl', cacheControl);
+      if (metadata && !body.has('metadata')) body.append('metadata', metadata);
+    } else {
+      headers['Content-Type'] = options.contentType ?? bodyType(body);
+      headers['Cache-Control'] = `max-age=${cacheControl}`;
+      if (metadata) headers['x-metadata'] = base64Utf8(metadata);
     }
     return storageJson(
       this.#http,
@@ -253,7 +259,7 @@ export class FileApi {
 
   /** Replaces an existing object. */
   update(path: string, body: FileBody, options: FileOptions = {}) {
-    return this.#send('PUT', `/object/${this.#key(path)}`, body, { ...options, upsert: true });
+    return this.#send('PUT', `/object/${this.#key(path)}`, body, options);
   }
 
   /** Uploads with a token from `createSignedUploadUrl` (no session needed). */
@@ -417,7 +423,7 @@ export class FileApi {
     return this.#post(
       '/object/move',
       { bucketId: this.bucketId, sourceKey: from, destinationKey: to, ...options },
-      (r: { message: string }) => ({ message: r.message }),
+      (r: { message: string }) => r,
     );
   }
 
@@ -475,8 +481,7 @@ export class FileApi {
       { expiresIn, paths },
       (rows: Array<{ path: string | null; signedURL: string | null; error: string | null }>) =>
         rows.map((r) => ({
-          path: r.path,
-          error: r.error,
+          ...r,
           signedUrl: r.signedURL ? this.#absolute(r.signedURL, options) : null,
         })),
     );

@@ -2,6 +2,7 @@ import type { ServerConfig } from '../config';
 import type { Database } from '../db/index';
 import type { SigningKeys } from '../http/signing-keys';
 import type { Outbox } from '../mail/index';
+import type { SmsOutbox } from '../sms/index';
 import type { AuthHooks } from './hooks';
 import type { RateLimiter } from './rate-limit';
 
@@ -10,6 +11,8 @@ export interface AuthContext {
   config: ServerConfig;
   db: Database;
   outbox: Outbox;
+  /** Every SMS the server sends (`/_dev/sms`). */
+  sms: SmsOutbox;
   limiter: RateLimiter;
   /** `iss` of access tokens: `<url>/auth/v1`. */
   issuer: string;

@@ -8,6 +8,7 @@ import { pkceParams, redirectTarget } from '../links';
 import { prepareConfirmation, prepareEmailChange, prepareRecovery, sendAll } from '../mailer';
 import { validateEmail } from '../passwords';
 import { findUserByEmail, insertUser } from '../users';
+import { phoneOtp, phoneResend } from './phone';
 import { clientIp, redirectParam } from './util';
 
 const PKCE = { code_challenge: 'string', code_challenge_method: 'string' } as const;
@@ -28,7 +29,10 @@ async function otp(c: Context<AppEnv>, ctx: AuthContext, legacy: boolean) {
       'Only an email address or phone number should be provided',
     );
   }
-  if (body.phone) throw badRequest('phone_provider_disabled', 'Unsupported phone provider');
+  if (body.email && body.channel) {
+    throw badRequest('validation_failed', 'Channel should only be specified with Phone OTP');
+  }
+  if (body.phone) return phoneOtp(c, ctx, { ...body, phone: body.phone });
   if (!body.email) {
     if (legacy) throw unprocessable('validation_failed', 'Password recovery requires an email');
     throw badRequest('validation_failed', 'One of email or phone must be set');
@@ -94,7 +98,13 @@ export function mailFlowRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
     if (type === 'sms' || type === 'phone_change') {
       if (!body.phone)
         throw badRequest('validation_failed', 'Type provided requires a phone number');
-      throw badRequest('phone_provider_disabled', 'Phone logins are disabled');
+      if (body.email) {
+        throw badRequest(
+          'validation_failed',
+          'Only an email address or phone number should be provided.',
+        );
+      }
+      return phoneResend(c, ctx, type, body.phone);
     }
     if (!body.email)
       throw badRequest('validation_failed', 'Type provided requires an email address');
