@@ -9,6 +9,7 @@ export {
   useQueryClient,
 } from '@tanstack/react-query';
 export { type SessionState, useAuth, useSession, useUser } from './auth';
+export { type ClaimsAuthLike, type ClaimsState, useClaims } from './claims';
 export { errorMessage } from './error-message';
 export {
   type FactorLike,
