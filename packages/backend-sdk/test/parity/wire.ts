@@ -90,6 +90,10 @@ export function scrub(text: string, secrets: Secrets): string {
 const VOLATILE = new Set([
   'refresh_token',
   'token',
+  'secret',
+  'uri',
+  'qr_code',
+  'phone',
   'expires_at',
   'iat',
   'exp',
@@ -118,15 +122,24 @@ const VOLATILE = new Set([
   'httpStatusCode',
 ]);
 
+/** Keys of request bodies whose values differ by nature (a one-time code). */
+const VOLATILE_IN_REQUESTS = new Set([...VOLATILE, 'code']);
+
 /** A JSON-like value with run-specific values replaced. */
-export function scrubValue(value: unknown, secrets: Secrets, key?: string): unknown {
-  if (key && VOLATILE.has(key) && value !== null && value !== undefined)
+export function scrubValue(
+  value: unknown,
+  secrets: Secrets,
+  key?: string,
+  volatile: Set<string> = VOLATILE,
+): unknown {
+  if (key && volatile.has(key) && value !== null && value !== undefined)
     return typeof value === 'string' ? scrubVolatile(value, secrets) : '<volatile>';
   if (typeof value === 'string') return scrub(value, secrets);
-  if (Array.isArray(value)) return value.map((v) => scrubValue(v, secrets));
+  if (Array.isArray(value)) return value.map((v) => scrubValue(v, secrets, undefined, volatile));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[scrub(k, secrets)] = scrubValue(v, secrets, k);
+    for (const [k, v] of Object.entries(value))
+      out[scrub(k, secrets)] = scrubValue(v, secrets, k, volatile);
     return out;
   }
   return value;
@@ -181,7 +194,7 @@ function comparableBody(body: Uint8Array | null, type: string, secrets: Secrets)
   const text = new TextDecoder().decode(body);
   if (type.includes('json')) {
     try {
-      return { json: scrubValue(JSON.parse(text), secrets) };
+      return { json: scrubValue(JSON.parse(text), secrets, undefined, VOLATILE_IN_REQUESTS) };
     } catch {}
   }
   const boundary = /boundary=([^;]+)/.exec(type)?.[1];
