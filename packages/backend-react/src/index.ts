@@ -11,6 +11,14 @@ export {
 export { type SessionState, useAuth, useSession, useUser } from './auth';
 export { errorMessage } from './error-message';
 export {
+  type ChangeFilter,
+  type LiveMessage,
+  type LiveQueriesOptions,
+  type LiveTopicOptions,
+  useLiveQueries,
+  useLiveTopic,
+} from './live';
+export {
   BackendProvider,
   type BackendProviderProps,
   createQueryClient,
@@ -25,14 +33,11 @@ export {
 } from './query';
 export { type RangeQueryOptions, type RangeQueryResult, useRangeQuery } from './range';
 export {
-  type ChangeFilter,
   type ChannelStatus,
-  type LiveQueriesOptions,
   type PresenceResult,
   type UseChannelOptions,
   type UsePresenceOptions,
   useChannel,
-  useLiveQueries,
   usePresence,
 } from './realtime';
 export type {

@@ -1,6 +1,6 @@
 import {
   useAuth,
-  useLiveQueries,
+  useLiveTopic,
   usePresence,
   useQueryClient,
   useUploadQueue,
@@ -46,15 +46,10 @@ export default function Layout() {
     if (user) markSignedIn();
   }, [user]);
 
-  useLiveQueries(
-    `drive-live:${user?.id ?? 'none'}`,
-    [
-      { table: 'files', filter: `owner_id=eq.${user?.id}` },
-      { table: 'folders', filter: `owner_id=eq.${user?.id}` },
-    ],
-    LIVE_KEYS,
-    { enabled: Boolean(user) },
-  );
+  // Live updates: the database announces every change of the user's files and folders on
+  // the private topic `drive:<user id>` (backend/migrations/*_live_updates.sql); each message,
+  // and each reconnect or wake-up of the page, refetches what is on screen.
+  useLiveTopic(`drive:${user?.id ?? 'none'}`, { event: 'change', enabled: Boolean(user) });
   // Private: the backend admits only this user (policies on realtime.messages, see
   // backend/migrations/*_presence.sql).
   const presence = usePresence(
