@@ -1,6 +1,8 @@
-import { mkdtemp } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { parse as parseToml } from 'smol-toml';
 import { createApiKeys, DEFAULT_JWT_SECRET } from './keys';
 
 /** Auth (GoTrue) settings. */
@@ -99,7 +101,17 @@ export interface StorageOptions {
 
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
-  /** TCP port; 0 picks a free one. Default 54321. */
+  /**
+   * A project folder in the layout the hosted platform's CLI reads (its `supabase/` folder):
+   * `config.toml`, `migrations/`, `seed.sql` (or `[db.seed] sql_paths`), `functions/`. The
+   * settings of `config.toml` this server understands are used (see {@link projectOptions});
+   * options given here win over them.
+   *
+   * @example
+   * await startServer({ projectDir: 'apps/web/backend', port: 0 });
+   */
+  projectDir?: string;
+  /** TCP port; 0 picks a free one. Default 54321 (or `[api] port` of the project). */
   port?: number;
   /** Interface to listen on. Default 127.0.0.1. */
   host?: string;
@@ -131,6 +143,8 @@ export interface ServerConfig {
   /** Public base URL (set once listening). */
   url: string;
   dataDir: string | null;
+  /** The project folder (hosted CLI layout), whose `config.toml` functions settings follow. */
+  projectDir: string | null;
   /** Where stored files live: `<dataDir>/storage`, or a temp dir removed on stop. */
   storageDir: string;
   storageDirIsTemp: boolean;
@@ -169,8 +183,11 @@ export const DEFAULT_RATE_LIMITS: AuthRateLimits = {
 
 const abs = (path: string | undefined) => (path ? resolve(path) : null);
 
-/** Fills in defaults and derived values (keys, storage dir). */
-export async function resolveConfig(options: StartServerOptions = {}): Promise<ServerConfig> {
+/** Fills in defaults and derived values (keys, storage dir), after the project's settings. */
+export async function resolveConfig(given: StartServerOptions = {}): Promise<ServerConfig> {
+  const options = given.projectDir
+    ? mergeOptions(await projectOptions(given.projectDir), given)
+    : given;
   const jwtSecret = options.jwtSecret ?? DEFAULT_JWT_SECRET;
   if (jwtSecret.length < 32) throw new Error('jwtSecret must be at least 32 characters long');
   const { anonKey, serviceRoleKey } = await createApiKeys(jwtSecret);
@@ -186,6 +203,7 @@ export async function resolveConfig(options: StartServerOptions = {}): Promise<S
     host: options.host ?? '127.0.0.1',
     url: '',
     dataDir,
+    projectDir: abs(options.projectDir),
     storageDir,
     storageDirIsTemp: !dataDir,
     databaseUrl: options.databaseUrl ?? null,
@@ -247,4 +265,140 @@ function resolveFunctions(options: FunctionsOptions): ServerConfig['functions'] 
         ? { all: verify, byName: {} }
         : { all: null, byName: { ...(verify ?? {}) } },
   };
+}
+
+/** Explicit options over a project's: top-level values, and the keys of each group. */
+function mergeOptions(base: StartServerOptions, over: StartServerOptions): StartServerOptions {
+  const merged: StartServerOptions = { ...base, ...over };
+  for (const group of ['auth', 'rest', 'storage', 'realtime', 'functions'] as const) {
+    if (base[group] || over[group])
+      Object.assign(merged, { [group]: { ...base[group], ...over[group] } });
+  }
+  return merged;
+}
+
+type Table = Record<string, unknown>;
+
+/**
+ * Parses a hosted CLI `config.toml`: TOML, with `"env(NAME)"` strings replaced by that
+ * environment variable (absent when it is not set). Throws naming the file on a syntax error.
+ */
+export function parseProjectToml(text: string, source = 'config.toml'): Table {
+  let parsed: Table;
+  try {
+    parsed = parseToml(text) as Table;
+  } catch (error) {
+    throw new Error(`${source}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const substitute = (value: unknown): unknown => {
+    if (typeof value === 'string') {
+      const name = /^env\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)$/.exec(value)?.[1];
+      return name ? process.env[name] : value;
+    }
+    if (Array.isArray(value)) return value.map(substitute);
+    if (value && typeof value === 'object' && !(value instanceof Date)) {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v)]));
+    }
+    return value;
+  };
+  return substitute(parsed) as Table;
+}
+
+/** `[functions.<name>] verify_jwt` of a parsed `config.toml`. */
+export function functionVerifyJwt(toml: Table): Record<string, boolean> {
+  const result: Record<string, boolean> = {};
+  const functions = toml.functions;
+  if (!functions || typeof functions !== 'object') return result;
+  for (const [name, settings] of Object.entries(functions as Table)) {
+    const verify = (settings as Table | null)?.verify_jwt;
+    if (typeof verify === 'boolean') result[name] = verify;
+  }
+  return result;
+}
+
+/** Bytes of a CLI size (`"50MiB"`, `"5GB"`, `1048576`); units are binary, as the CLI reads them. */
+export function sizeInBytes(value: string | number, key: string): number {
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$/i.exec(String(value));
+  if (!match)
+    throw new Error(
+      `config.toml: ${key} must be a size such as "50MiB", not ${JSON.stringify(value)}`,
+    );
+  const power = ' kmgt'.indexOf((match[2] || ' ').toLowerCase());
+  return Math.round(Number(match[1]) * 1024 ** power);
+}
+
+/**
+ * The options a project folder (hosted CLI layout) gives: its `migrations/`, `functions/`
+ * and seed file, and the `config.toml` settings this server understands — `[api] port`,
+ * `schemas`, `max_rows`; `[db.migrations] enabled`; `[db.seed] enabled`, `sql_paths` (one
+ * file); `[auth] site_url`, `additional_redirect_urls`, `jwt_expiry`,
+ * `refresh_token_reuse_interval`, `enable_anonymous_sign_ins`, `minimum_password_length`;
+ * `[auth.email] enable_confirmations`, `secure_password_change`, `otp_expiry`;
+ * `[auth.rate_limit] sign_in_sign_ups`, `token_verifications`, `email_sent`;
+ * `[storage] file_size_limit`; `[functions.<name>] verify_jwt` (read while running). Other
+ * keys are ignored.
+ */
+export async function projectOptions(dir: string): Promise<StartServerOptions> {
+  const root = resolve(dir);
+  if (!existsSync(root)) throw new Error(`Project folder ${root} does not exist`);
+  const file = join(root, 'config.toml');
+  const toml = existsSync(file) ? parseProjectToml(await readFile(file, 'utf8'), file) : {};
+  const get = <T>(path: string, type: 'string' | 'number' | 'boolean' | 'array'): T | undefined => {
+    let value: unknown = toml;
+    for (const part of path.split('.')) value = (value as Table | undefined)?.[part];
+    if (value === undefined) return undefined;
+    const ok = type === 'array' ? Array.isArray(value) : typeof value === type;
+    if (!ok) throw new Error(`${file}: ${path} must be a ${type}`);
+    return value as T;
+  };
+  const options: StartServerOptions = { projectDir: root };
+  const some = <T extends object>(o: T): T | undefined =>
+    Object.values(o).some((v) => v !== undefined)
+      ? (Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T)
+      : undefined;
+  const port = get<number>('api.port', 'number');
+  if (port !== undefined) options.port = port;
+  if (get('db.migrations.enabled', 'boolean') !== false && existsSync(join(root, 'migrations'))) {
+    options.migrationsDir = join(root, 'migrations');
+  }
+  if (get('db.seed.enabled', 'boolean') !== false) {
+    const paths = get<string[]>('db.seed.sql_paths', 'array') ?? ['./seed.sql'];
+    if (paths.length > 1)
+      throw new Error(`${file}: db.seed.sql_paths: this server applies one seed file`);
+    const seed = paths[0] ? resolve(root, paths[0]) : null;
+    if (seed && existsSync(seed)) options.seedFile = seed;
+  }
+  if (existsSync(join(root, 'functions'))) options.functionsDir = join(root, 'functions');
+  const confirmations = get<boolean>('auth.email.enable_confirmations', 'boolean');
+  const rest = some({
+    schemas: get<string[]>('api.schemas', 'array'),
+    maxRows: get<number>('api.max_rows', 'number'),
+  });
+  const rateLimits = some({
+    tokenPerIp: get<number>('auth.rate_limit.sign_in_sign_ups', 'number'),
+    otpPerIp: get<number>('auth.rate_limit.token_verifications', 'number'),
+    emailPerAddress: get<number>('auth.rate_limit.email_sent', 'number'),
+  });
+  const auth = some<AuthOptions>({
+    siteUrl: get<string>('auth.site_url', 'string'),
+    redirectUrls: get<string[]>('auth.additional_redirect_urls', 'array'),
+    jwtExpiry: get<number>('auth.jwt_expiry', 'number'),
+    refreshTokenReuseInterval: get<number>('auth.refresh_token_reuse_interval', 'number'),
+    anonymousSignIns: get<boolean>('auth.enable_anonymous_sign_ins', 'boolean'),
+    passwordMinLength: get<number>('auth.minimum_password_length', 'number'),
+    autoconfirm: confirmations === undefined ? undefined : !confirmations,
+    securePasswordChange: get<boolean>('auth.email.secure_password_change', 'boolean'),
+    otpExpiry: get<number>('auth.email.otp_expiry', 'number'),
+    rateLimits,
+  });
+  const size = (toml.storage as Table | undefined)?.file_size_limit;
+  if (rest) options.rest = rest;
+  if (auth) options.auth = auth;
+  if (size !== undefined) {
+    options.storage = {
+      fileSizeLimit: sizeInBytes(size as string | number, 'storage.file_size_limit'),
+    };
+  }
+  return options;
 }
