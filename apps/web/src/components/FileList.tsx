@@ -101,7 +101,14 @@ const Row = memo(function Row({ start, selected, actions, ...entryProps }: RowPr
           <span className={`icon-${entry.kind}`} aria-hidden="true" />
           {name}
         </button>
-        {file?.status === 'uploading' ? <span className="badge">uploading</span> : null}
+        {file?.status === 'uploading' ? (
+          <span
+            className="badge"
+            title="This upload has not finished: resume it from the uploads panel"
+          >
+            incomplete
+          </span>
+        ) : null}
       </span>
       <span className="c-size">{size}</span>
       <span className="c-type">{type}</span>

@@ -10,8 +10,9 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Link, NavLink, Outlet } from 'react-router';
 import { keys } from '../lib/api';
 import type { AuthApi } from '../lib/client-types';
+import { fromDrop } from '../lib/dropped';
 import { markSignedIn, markSignOutByUser } from '../lib/session';
-import { driveUploadQueue } from '../lib/uploads';
+import { driveUploadQueue, restoreUploads } from '../lib/uploads';
 import { useDrive } from '../lib/use-drive';
 import { useAddFiles } from './add-files';
 import type { LayoutContext } from './layout-context';
@@ -45,6 +46,10 @@ export default function Layout() {
   useEffect(() => {
     if (user) markSignedIn();
   }, [user]);
+  // Uploads a reload or a crash left unfinished are listed again (the tray offers Resume).
+  useEffect(() => {
+    if (user?.id) void restoreUploads(queue, user.id);
+  }, [queue, user?.id]);
 
   // Live updates: the database announces every change of the user's files and folders on
   // the private topic `drive:<user id>` (backend/migrations/*_live_updates.sql); each message,
@@ -78,8 +83,12 @@ export default function Layout() {
       e.preventDefault();
       depth.current = 0;
       setDragging(false);
-      const files = Array.from(e.dataTransfer?.files ?? []);
-      if (files.length) addFiles(files, targetRef.current);
+      if (!e.dataTransfer) return;
+      // Read now (the items are gone after the event); folders keep their tree.
+      const target = targetRef.current;
+      void fromDrop(e.dataTransfer).then((picked) => {
+        if (picked.files.length || picked.folders.length) addFiles(picked, target);
+      });
     };
     window.addEventListener('dragenter', enter);
     window.addEventListener('dragover', over);
@@ -152,7 +161,7 @@ export default function Layout() {
       <UploadTray view={uploads} />
       {dragging ? (
         <div className="dropzone" aria-hidden="true">
-          <p>Drop files to upload them here</p>
+          <p>Drop files or folders to upload them here</p>
         </div>
       ) : null}
     </div>

@@ -5,6 +5,7 @@ import { ConfirmDialog, NameDialog } from '../components/Dialog';
 import { ErrorText } from '../components/ErrorText';
 import { type Entry, entryKey, FileList } from '../components/FileList';
 import { useLayout } from '../components/layout-context';
+import { UploadFolderButton } from '../components/UploadFolder';
 import { Loading } from '../Loading';
 import {
   createFolder,
@@ -251,6 +252,7 @@ export default function FilesScreen() {
             e.target.value = '';
           }}
         />
+        <UploadFolderButton folderId={folderId} />
         <button type="button" onClick={() => setPane({ kind: 'new-folder' })}>
           New folder
         </button>
