@@ -178,7 +178,7 @@ describe('createUploadQueue', () => {
     ]);
   });
 
-  it('tells the app of every cancel, running or not; clear() stops and forgets without one', async () => {
+  it('tells the app of every cancel, running or not; dismiss() and clear() forget without one', async () => {
     const { calls, run } = manualRunner();
     const cancelled: string[] = [];
     const queue = createUploadQueue({
@@ -196,7 +196,12 @@ describe('createUploadQueue', () => {
     expect(cancelled).toEqual(['waiting', 'restored', 'running']);
     expect(calls[0]?.control.signal.reason).toBe('cancel');
 
+    const [restoredAgain] = queue.restore([{ name: 'again', size: 5 }]);
+    queue.dismiss(restoredAgain as string);
+    expect(queue.getItems().map((i) => i.name)).toEqual([]);
     queue.add([blob('left', 1)]);
+    queue.dismiss(queue.getItems()[0]?.id as string);
+    expect(states(queue)).toEqual(['left:uploading']);
     queue.clear();
     await flush();
     expect(queue.getItems()).toEqual([]);

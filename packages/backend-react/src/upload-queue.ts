@@ -131,6 +131,8 @@ export interface UploadQueue<TResult = unknown> {
   pauseAll(): void;
   resumeAll(): void;
   cancelAll(): void;
+  /** Forgets one upload that is not running, discarding nothing (no `onCancel`). */
+  dismiss(id: string): void;
   /** Forget finished uploads. */
   clearDone(): void;
   /**
@@ -403,6 +405,11 @@ export function createUploadQueue<TResult = unknown>(
     },
     cancelAll() {
       for (const item of [...items]) if (item.state !== 'done') this.cancel(item.id);
+    },
+    dismiss(id) {
+      if (running.has(id) || !find(id)) return;
+      items = items.filter((item) => item.id !== id);
+      emit();
     },
     clearDone() {
       items = items.filter((item) => item.state !== 'done');

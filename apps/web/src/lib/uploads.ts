@@ -103,8 +103,14 @@ export async function discard(client: DriveClient, meta: DriveUploadMeta | null)
   await uploadRecords.remove(fileId);
 }
 
-/** The runner of Drive's upload queue. */
-export function driveUploadRunner(client: DriveClient): UploadRunner<FileRow> {
+/**
+ * The runner of Drive's upload queue. `begun(itemId, fileId)` is told which files row an
+ * upload goes into (a file picked again resumes the row of its unfinished upload).
+ */
+export function driveUploadRunner(
+  client: DriveClient,
+  begun: (itemId: string, fileId: string) => void = () => {},
+): UploadRunner<FileRow> {
   return async (item, control) => {
     const file = item.file as File;
     const meta = (item.meta ?? {}) as DriveUploadMeta;
@@ -118,6 +124,7 @@ export function driveUploadRunner(client: DriveClient): UploadRunner<FileRow> {
     // A restored upload whose row expired meanwhile starts again in a new one.
     if (meta.fileId && meta.fileId !== row.id) await uploadRecords.remove(meta.fileId);
     control.setMeta({ ...meta, fileId: row.id });
+    begun(item.id, row.id);
     if (control.signal.aborted) throw control.signal.reason;
     await uploadRecords.put({
       fileId: row.id,
@@ -137,7 +144,11 @@ export function driveUploadRunner(client: DriveClient): UploadRunner<FileRow> {
     const report = () => {
       reported = Date.now();
       void uploadRecords.patch(row.id, { bytes });
-      void client.rpc('record_upload', { p_file_id: row.id, p_bytes: bytes });
+      // A query runs when awaited (then); a lost report is made good by the next one.
+      client.rpc('record_upload', { p_file_id: row.id, p_bytes: bytes }).then(
+        () => {},
+        () => {},
+      );
     };
     const upload = client.storage.from(BUCKET).uploadResumable(row.object_path, file, {
       contentType: row.mime_type,
@@ -190,9 +201,17 @@ export function driveUploadQueue(
   onDone?: (row: FileRow) => void,
 ): UploadQueue<FileRow> {
   if (!shared) {
-    const queue = createUploadQueue<FileRow>({
+    // The same file picked again while its restored entry waits: that entry is this upload.
+    const begun = (itemId: string, fileId: string) => {
+      for (const other of queue.getItems()) {
+        if (other.id !== itemId && (other.meta as DriveUploadMeta | null)?.fileId === fileId) {
+          queue.dismiss(other.id);
+        }
+      }
+    };
+    const queue: UploadQueue<FileRow> = createUploadQueue<FileRow>({
       concurrency: 3,
-      run: driveUploadRunner(client),
+      run: driveUploadRunner(client, (itemId, fileId) => begun(itemId, fileId)),
       onDone: (item) => {
         if (item.result) onDone?.(item.result);
       },
