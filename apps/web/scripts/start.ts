@@ -8,9 +8,15 @@
  * PORT (default 5173) is the page's port; BACKEND_PORT the backend's (default: `[api] port`
  * of config.toml, 54321). The page served is told where its backend is at run time, so the
  * same build works on any ports.
+ *
+ * User tokens are signed with an ES256 key, as on a hosted project today: made once and kept
+ * in `<data dir>/signing_keys.json` (what `backend-server gen signing-key --append` writes),
+ * so sessions survive restarts.
  */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '@app/backend-server';
+import { generateSigningKey, type SigningKeyJwk, startServer } from '@app/backend-server';
 import { serveStatic } from '../e2e/static-server';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
@@ -28,6 +34,21 @@ function port(name: string, fallback?: number): number | undefined {
 
 const backendPort = port('BACKEND_PORT');
 const webPort = port('PORT', 5173) as number;
+const dataDir = process.env.DRIVE_DATA_DIR || here('../../../.data');
+
+/** The project's signing keys: the saved list, or a new ES256 key saved for next time. */
+async function signingKeys(): Promise<SigningKeyJwk[]> {
+  const file = join(dataDir, 'signing_keys.json');
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as SigningKeyJwk[];
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const keys = [generateSigningKey('ES256')];
+  await mkdir(dataDir, { recursive: true });
+  await writeFile(file, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });
+  return keys;
+}
 
 // The page learns its backend at run time (see src/lib/client.ts), so the same build works
 // on any ports; `<` is escaped so the values cannot end the script element.
@@ -42,7 +63,8 @@ const site = await serveStatic(here('../dist'), {
 const backend = await startServer({
   projectDir: here('../backend'),
   ...(backendPort === undefined ? {} : { port: backendPort }),
-  dataDir: process.env.DRIVE_DATA_DIR || here('../../../.data'),
+  dataDir,
+  signingKeys: await signingKeys(),
   // Links in mails lead to the page served here.
   auth: { siteUrl: site.url },
 }).catch(async (error: unknown) => {
@@ -57,6 +79,7 @@ console.log(`
 
   Demo account:  demo@example.com / drive-demo-password
   Backend:       ${backend.url} (anon key ${backend.anonKey.slice(0, 16)}…)
+  Signing key:   ${backend.signingKeys.current().alg} ${backend.signingKeys.current().kid}
   Mail outbox:   ${backend.url}/_dev/mail (sign-up confirmations, password resets)
 
   Press Ctrl-C to stop.

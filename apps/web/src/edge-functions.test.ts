@@ -128,7 +128,12 @@ describe('Drive’s functions on the edge runtime’s surface only', () => {
       ];
       const statuses: number[] = [];
       for (const [query, init] of calls) {
-        const headers = { apikey: server.anonKey, 'content-type': 'application/json' };
+        // The anon key as the bearer too, as the SDK sends it: past the gateway's verify_jwt.
+        const headers = {
+          apikey: server.anonKey,
+          authorization: `Bearer ${server.anonKey}`,
+          'content-type': 'application/json',
+        };
         const direct = await handler(
           new Request(`http://edge.local/${name}${query}`, { ...init, headers }),
         );

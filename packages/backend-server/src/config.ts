@@ -1,9 +1,26 @@
-import { existsSync } from 'node:fs';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parse as parseToml } from 'smol-toml';
-import { createApiKeys, DEFAULT_JWT_SECRET } from './keys';
+import { parseHookUri } from './auth/hooks';
+import { mergeOptions, projectOptions } from './config-project';
+import {
+  type MfaOptions,
+  type ResolvedMfa,
+  type ResolvedSms,
+  resolveMfa,
+  resolveSms,
+  type SmsOptions,
+} from './config-sms-mfa';
+import { type SigningKeyJwk, SigningKeys } from './http/signing-keys';
+import {
+  checkOpaqueKey,
+  createApiKeys,
+  DEFAULT_JWT_SECRET,
+  DEFAULT_PUBLISHABLE_KEY,
+  DEFAULT_SECRET_KEY,
+} from './keys';
+
+export type { MfaOptions, SmsOptions, TwilioOptions } from './config-sms-mfa';
 
 /** Auth (GoTrue) settings. */
 export interface AuthOptions {
@@ -32,6 +49,34 @@ export interface AuthOptions {
    * `GET /reauthenticate` (the hosted `secure_password_change`). Default false.
    */
   securePasswordChange?: boolean;
+  /** Phone sign-ups and sign-ins by SMS code (see {@link SmsOptions}). */
+  sms?: SmsOptions;
+  /** Multi-factor authentication (see {@link MfaOptions}). */
+  mfa?: MfaOptions;
+  /**
+   * No new users through sign-up, anonymous sign-in or OTP / magic link (GoTrue's
+   * `DISABLE_SIGNUP`): 422 `signup_disabled`. The admin API still creates and invites users.
+   * Default false.
+   *
+   * @example
+   * startServer({ auth: { disableSignup: true } });
+   */
+  disableSignup?: boolean;
+  /**
+   * Auth hooks, as the hosted `[auth.hook.*]` settings name them. Only Postgres functions:
+   * `pg-functions://postgres/<schema>/<function>`.
+   *
+   * @example
+   * startServer({ auth: { hooks: { customAccessToken: 'pg-functions://postgres/public/custom_access_token_hook' } } });
+   */
+  hooks?: {
+    /**
+     * The custom access-token hook: receives `{ user_id, claims, authentication_method }` on
+     * every token issue and refresh, returns `{ claims }` (or `{ error: { http_code, message } }`).
+     * It runs as `supabase_auth_admin`, which must be granted EXECUTE on it.
+     */
+    customAccessToken?: string;
+  };
 }
 
 export interface AuthRateLimits {
@@ -43,6 +88,10 @@ export interface AuthRateLimits {
   emailPerAddress: number;
   /** OTP / verify requests per IP per 5 minutes. */
   otpPerIp: number;
+  /** SMS sent per hour, all numbers together (the hosted `sms_sent`); test OTPs and autoconfirm are not counted. */
+  smsSent: number;
+  /** MFA challenge requests, and verify requests, per IP per minute (each counted apart). */
+  mfaPerIp: number;
 }
 
 /** REST (PostgREST) settings. */
@@ -97,6 +146,24 @@ export interface StorageOptions {
   uploadExpiry?: number;
   /** Seconds a signed upload URL is valid. Default 60, as the hosted service. */
   signedUploadExpiry?: number;
+  /** Image transformations (`/storage/v1/render/image/…`). */
+  imageTransformation?: ImageTransformationOptions;
+}
+
+/** Limits of image transformations; the defaults are the hosted service's. */
+export interface ImageTransformationOptions {
+  /** Serve `/render/image` and sign render URLs. Default true. */
+  enabled?: boolean;
+  /** Largest source image in bytes. Default 25 MB (25,000,000). */
+  maxSourceBytes?: number;
+  /** Largest source image in pixels. Default 50 megapixels (50,000,000). */
+  maxSourcePixels?: number;
+  /** Largest output width or height; larger requests are clamped. Default 2500. */
+  maxDimension?: number;
+  /** Seconds one render may take (past it: 400, "Image request timed out"). Default 30. */
+  timeoutSeconds?: number;
+  /** Disk space for rendered variants (`<storage dir>/render`), oldest dropped first. Default 1 GiB. */
+  cacheBytes?: number;
 }
 
 /** Options of {@link startServer}. */
@@ -104,8 +171,8 @@ export interface StartServerOptions {
   /**
    * A project folder in the layout the hosted platform's CLI reads (its `supabase/` folder):
    * `config.toml`, `migrations/`, `seed.sql` (or `[db.seed] sql_paths`), `functions/`. The
-   * settings of `config.toml` this server understands are used (see {@link projectOptions});
-   * options given here win over them.
+   * settings of `config.toml` this server understands are used (see `projectOptions` in
+   * config-project.ts); options given here win over them.
    *
    * @example
    * await startServer({ projectDir: 'apps/web/backend', port: 0 });
@@ -125,8 +192,38 @@ export interface StartServerOptions {
   seedFile?: string;
   /** Directory of functions (`<name>/index.ts`). */
   functionsDir?: string;
-  /** HS256 secret for all JWTs. Default the local tooling's well-known secret. */
+  /**
+   * The legacy JWT secret (HS256): signs the legacy `anon` and `service_role` API keys, and
+   * user tokens too while no signing key is current. Default the local tooling's well-known
+   * secret.
+   */
   jwtSecret?: string;
+  /**
+   * JWT signing keys, as a JWK list in the format of GoTrue's `GOTRUE_JWT_KEYS` (what
+   * `backend-server gen signing-key` prints): EC P-256 (ES256), RSA (RS256) or shared secrets
+   * (`kty: "oct"`, HS256), each with a `kid`. A key's `status` (`current`, `standby`,
+   * `previous`, `revoked`) is as the hosted dashboard shows it; without one, the key whose
+   * `key_ops` contains `sign` is current and the others are previous. The current key signs
+   * user tokens; current and previous keys verify them; the public keys are served at
+   * `/auth/v1/.well-known/jwks.json`. Without a current key, the legacy secret signs.
+   *
+   * @example
+   * startServer({ signingKeys: [JSON.parse(readFileSync('signing_key.json', 'utf8'))] });
+   */
+  signingKeys?: SigningKeyJwk[];
+  /**
+   * Publishable keys (`sb_publishable_…`, the `anon` role). Default the local tooling's
+   * well-known one.
+   *
+   * @example
+   * startServer({ publishableKeys: ['sb_publishable_…'] });
+   */
+  publishableKeys?: string[];
+  /**
+   * Secret keys (`sb_secret_…`, the `service_role` role; refused from browsers). Default the
+   * local tooling's well-known one.
+   */
+  secretKeys?: string[];
   auth?: AuthOptions;
   rest?: RestOptions;
   storage?: StorageOptions;
@@ -153,15 +250,28 @@ export interface ServerConfig {
   seedFile: string | null;
   functionsDir: string | null;
   jwtSecret: string;
+  /** The signing keys every service verifies with (shared, so rotations reach all). */
+  signingKeys: SigningKeys;
   anonKey: string;
   serviceRoleKey: string;
-  auth: Required<Omit<AuthOptions, 'smtpUrl' | 'siteUrl' | 'rateLimits'>> & {
+  /** Publishable keys (the first is the one printed and returned). */
+  publishableKeys: string[];
+  /** Secret keys (the first is the one printed and returned). */
+  secretKeys: string[];
+  auth: Required<
+    Omit<AuthOptions, 'smtpUrl' | 'siteUrl' | 'rateLimits' | 'hooks' | 'sms' | 'mfa'>
+  > & {
     smtpUrl: string | null;
     siteUrl: string | null;
     rateLimits: AuthRateLimits | false;
+    hooks: { customAccessToken: string | null };
+    sms: ResolvedSms;
+    mfa: ResolvedMfa;
   };
   rest: Required<RestOptions>;
-  storage: Required<StorageOptions>;
+  storage: Required<Omit<StorageOptions, 'imageTransformation'>> & {
+    imageTransformation: Required<ImageTransformationOptions>;
+  };
   realtime: Required<RealtimeOptions>;
   functions: {
     wallTimeMs: number;
@@ -179,9 +289,24 @@ export const DEFAULT_RATE_LIMITS: AuthRateLimits = {
   signupPerIp: 30,
   emailPerAddress: 30,
   otpPerIp: 30,
+  smsSent: 30,
+  mfaPerIp: 15,
 };
 
 const abs = (path: string | undefined) => (path ? resolve(path) : null);
+
+function resolveImageTransformation(
+  o: ImageTransformationOptions,
+): Required<ImageTransformationOptions> {
+  return {
+    enabled: o.enabled ?? true,
+    maxSourceBytes: o.maxSourceBytes ?? 25_000_000,
+    maxSourcePixels: o.maxSourcePixels ?? 50_000_000,
+    maxDimension: o.maxDimension ?? 2500,
+    timeoutSeconds: o.timeoutSeconds ?? 30,
+    cacheBytes: o.cacheBytes ?? 1024 ** 3,
+  };
+}
 
 /** Fills in defaults and derived values (keys, storage dir), after the project's settings. */
 export async function resolveConfig(given: StartServerOptions = {}): Promise<ServerConfig> {
@@ -191,6 +316,13 @@ export async function resolveConfig(given: StartServerOptions = {}): Promise<Ser
   const jwtSecret = options.jwtSecret ?? DEFAULT_JWT_SECRET;
   if (jwtSecret.length < 32) throw new Error('jwtSecret must be at least 32 characters long');
   const { anonKey, serviceRoleKey } = await createApiKeys(jwtSecret);
+  const signingKeys = new SigningKeys(jwtSecret, options.signingKeys ?? []);
+  const publishableKeys = (options.publishableKeys ?? [DEFAULT_PUBLISHABLE_KEY]).map((k) =>
+    checkOpaqueKey(k, 'publishable'),
+  );
+  const secretKeys = (options.secretKeys ?? [DEFAULT_SECRET_KEY]).map((k) =>
+    checkOpaqueKey(k, 'secret'),
+  );
   const dataDir = abs(options.dataDir);
   const storageDir = dataDir
     ? join(dataDir, 'storage')
@@ -198,6 +330,8 @@ export async function resolveConfig(given: StartServerOptions = {}): Promise<Ser
   const auth = options.auth ?? {};
   const rateLimits =
     auth.rateLimits === false ? false : { ...DEFAULT_RATE_LIMITS, ...(auth.rateLimits ?? {}) };
+  const customAccessToken = auth.hooks?.customAccessToken ?? null;
+  if (customAccessToken) parseHookUri(customAccessToken, 'auth.hooks.customAccessToken');
   return {
     port: options.port ?? 54321,
     host: options.host ?? '127.0.0.1',
@@ -211,8 +345,11 @@ export async function resolveConfig(given: StartServerOptions = {}): Promise<Ser
     seedFile: abs(options.seedFile),
     functionsDir: abs(options.functionsDir),
     jwtSecret,
+    signingKeys,
     anonKey,
     serviceRoleKey,
+    publishableKeys,
+    secretKeys,
     auth: {
       autoconfirm: auth.autoconfirm ?? true,
       passwordMinLength: auth.passwordMinLength ?? 6,
@@ -222,9 +359,13 @@ export async function resolveConfig(given: StartServerOptions = {}): Promise<Ser
       anonymousSignIns: auth.anonymousSignIns ?? true,
       otpExpiry: auth.otpExpiry ?? 3600,
       securePasswordChange: auth.securePasswordChange ?? false,
+      disableSignup: auth.disableSignup ?? false,
+      hooks: { customAccessToken },
       smtpUrl: auth.smtpUrl ?? null,
       siteUrl: auth.siteUrl ?? null,
       rateLimits,
+      sms: resolveSms(auth.sms),
+      mfa: resolveMfa(auth.mfa),
     },
     rest: {
       schemas: options.rest?.schemas ?? ['public', 'graphql_public'],
@@ -240,6 +381,7 @@ export async function resolveConfig(given: StartServerOptions = {}): Promise<Ser
       fileSizeLimit: options.storage?.fileSizeLimit ?? 50 * 1024 ** 3,
       uploadExpiry: options.storage?.uploadExpiry ?? 24 * 60 * 60,
       signedUploadExpiry: options.storage?.signedUploadExpiry ?? 60,
+      imageTransformation: resolveImageTransformation(options.storage?.imageTransformation ?? {}),
     },
     log: options.log ?? false,
   };
@@ -265,140 +407,4 @@ function resolveFunctions(options: FunctionsOptions): ServerConfig['functions'] 
         ? { all: verify, byName: {} }
         : { all: null, byName: { ...(verify ?? {}) } },
   };
-}
-
-/** Explicit options over a project's: top-level values, and the keys of each group. */
-function mergeOptions(base: StartServerOptions, over: StartServerOptions): StartServerOptions {
-  const merged: StartServerOptions = { ...base, ...over };
-  for (const group of ['auth', 'rest', 'storage', 'realtime', 'functions'] as const) {
-    if (base[group] || over[group])
-      Object.assign(merged, { [group]: { ...base[group], ...over[group] } });
-  }
-  return merged;
-}
-
-type Table = Record<string, unknown>;
-
-/**
- * Parses a hosted CLI `config.toml`: TOML, with `"env(NAME)"` strings replaced by that
- * environment variable (absent when it is not set). Throws naming the file on a syntax error.
- */
-export function parseProjectToml(text: string, source = 'config.toml'): Table {
-  let parsed: Table;
-  try {
-    parsed = parseToml(text) as Table;
-  } catch (error) {
-    throw new Error(`${source}: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  const substitute = (value: unknown): unknown => {
-    if (typeof value === 'string') {
-      const name = /^env\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)$/.exec(value)?.[1];
-      return name ? process.env[name] : value;
-    }
-    if (Array.isArray(value)) return value.map(substitute);
-    if (value && typeof value === 'object' && !(value instanceof Date)) {
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v)]));
-    }
-    return value;
-  };
-  return substitute(parsed) as Table;
-}
-
-/** `[functions.<name>] verify_jwt` of a parsed `config.toml`. */
-export function functionVerifyJwt(toml: Table): Record<string, boolean> {
-  const result: Record<string, boolean> = {};
-  const functions = toml.functions;
-  if (!functions || typeof functions !== 'object') return result;
-  for (const [name, settings] of Object.entries(functions as Table)) {
-    const verify = (settings as Table | null)?.verify_jwt;
-    if (typeof verify === 'boolean') result[name] = verify;
-  }
-  return result;
-}
-
-/** Bytes of a CLI size (`"50MiB"`, `"5GB"`, `1048576`); units are binary, as the CLI reads them. */
-export function sizeInBytes(value: string | number, key: string): number {
-  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
-  const match = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$/i.exec(String(value));
-  if (!match)
-    throw new Error(
-      `config.toml: ${key} must be a size such as "50MiB", not ${JSON.stringify(value)}`,
-    );
-  const power = ' kmgt'.indexOf((match[2] || ' ').toLowerCase());
-  return Math.round(Number(match[1]) * 1024 ** power);
-}
-
-/**
- * The options a project folder (hosted CLI layout) gives: its `migrations/`, `functions/`
- * and seed file, and the `config.toml` settings this server understands — `[api] port`,
- * `schemas`, `max_rows`; `[db.migrations] enabled`; `[db.seed] enabled`, `sql_paths` (one
- * file); `[auth] site_url`, `additional_redirect_urls`, `jwt_expiry`,
- * `refresh_token_reuse_interval`, `enable_anonymous_sign_ins`, `minimum_password_length`;
- * `[auth.email] enable_confirmations`, `secure_password_change`, `otp_expiry`;
- * `[auth.rate_limit] sign_in_sign_ups`, `token_verifications`, `email_sent`;
- * `[storage] file_size_limit`; `[functions.<name>] verify_jwt` (read while running). Other
- * keys are ignored.
- */
-export async function projectOptions(dir: string): Promise<StartServerOptions> {
-  const root = resolve(dir);
-  if (!existsSync(root)) throw new Error(`Project folder ${root} does not exist`);
-  const file = join(root, 'config.toml');
-  const toml = existsSync(file) ? parseProjectToml(await readFile(file, 'utf8'), file) : {};
-  const get = <T>(path: string, type: 'string' | 'number' | 'boolean' | 'array'): T | undefined => {
-    let value: unknown = toml;
-    for (const part of path.split('.')) value = (value as Table | undefined)?.[part];
-    if (value === undefined) return undefined;
-    const ok = type === 'array' ? Array.isArray(value) : typeof value === type;
-    if (!ok) throw new Error(`${file}: ${path} must be a ${type}`);
-    return value as T;
-  };
-  const options: StartServerOptions = { projectDir: root };
-  const some = <T extends object>(o: T): T | undefined =>
-    Object.values(o).some((v) => v !== undefined)
-      ? (Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T)
-      : undefined;
-  const port = get<number>('api.port', 'number');
-  if (port !== undefined) options.port = port;
-  if (get('db.migrations.enabled', 'boolean') !== false && existsSync(join(root, 'migrations'))) {
-    options.migrationsDir = join(root, 'migrations');
-  }
-  if (get('db.seed.enabled', 'boolean') !== false) {
-    const paths = get<string[]>('db.seed.sql_paths', 'array') ?? ['./seed.sql'];
-    if (paths.length > 1)
-      throw new Error(`${file}: db.seed.sql_paths: this server applies one seed file`);
-    const seed = paths[0] ? resolve(root, paths[0]) : null;
-    if (seed && existsSync(seed)) options.seedFile = seed;
-  }
-  if (existsSync(join(root, 'functions'))) options.functionsDir = join(root, 'functions');
-  const confirmations = get<boolean>('auth.email.enable_confirmations', 'boolean');
-  const rest = some({
-    schemas: get<string[]>('api.schemas', 'array'),
-    maxRows: get<number>('api.max_rows', 'number'),
-  });
-  const rateLimits = some({
-    tokenPerIp: get<number>('auth.rate_limit.sign_in_sign_ups', 'number'),
-    otpPerIp: get<number>('auth.rate_limit.token_verifications', 'number'),
-    emailPerAddress: get<number>('auth.rate_limit.email_sent', 'number'),
-  });
-  const auth = some<AuthOptions>({
-    siteUrl: get<string>('auth.site_url', 'string'),
-    redirectUrls: get<string[]>('auth.additional_redirect_urls', 'array'),
-    jwtExpiry: get<number>('auth.jwt_expiry', 'number'),
-    refreshTokenReuseInterval: get<number>('auth.refresh_token_reuse_interval', 'number'),
-    anonymousSignIns: get<boolean>('auth.enable_anonymous_sign_ins', 'boolean'),
-    passwordMinLength: get<number>('auth.minimum_password_length', 'number'),
-    autoconfirm: confirmations === undefined ? undefined : !confirmations,
-    securePasswordChange: get<boolean>('auth.email.secure_password_change', 'boolean'),
-    otpExpiry: get<number>('auth.email.otp_expiry', 'number'),
-    rateLimits,
-  });
-  const size = (toml.storage as Table | undefined)?.file_size_limit;
-  if (rest) options.rest = rest;
-  if (auth) options.auth = auth;
-  if (size !== undefined) {
-    options.storage = {
-      fileSizeLimit: sizeInBytes(size as string | number, 'storage.file_size_limit'),
-    };
-  }
-  return options;
 }

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parseEnv } from 'node:util';
-import { functionVerifyJwt, parseProjectToml, type ServerConfig } from '../config';
+import type { ServerConfig } from '../config';
+import { functionVerifyJwt, parseProjectToml } from '../config-project';
 import { stamp } from './compile';
 
 /**

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseProjectToml, projectOptions, sizeInBytes } from './config';
+import { parseProjectToml, projectOptions, sizeInBytes } from './config-project';
 
 async function project(files: Record<string, string>): Promise<string> {
   const root = await mkdtemp(join(tmpdir(), 'project-'));
@@ -34,6 +34,7 @@ describe('config.toml (hosted CLI layout)', () => {
         jwt_expiry = 600
         refresh_token_reuse_interval = 5
         enable_anonymous_sign_ins = false
+        enable_signup = true
         minimum_password_length = 8
         [auth.email]
         enable_confirmations = true
@@ -63,6 +64,7 @@ describe('config.toml (hosted CLI layout)', () => {
       rest: { schemas: ['public', 'api'], maxRows: 500 },
       auth: {
         siteUrl: 'http://127.0.0.1:3000',
+        disableSignup: false,
         redirectUrls: ['https://app.example.com/**'],
         jwtExpiry: 600,
         refreshTokenReuseInterval: 5,
