@@ -1,8 +1,8 @@
 /**
  * Live updates across devices: one user on two browser contexts (a laptop and a phone, the
  * phone's network going through a proxy the test can cut), and a second user on a third.
- * Every kind of change made on the laptop — create, rename, move and delete, of files and of
- * folders, nested — shows on the phone without a reload; the phone catches up after being
+ * Every kind of change made on the laptop — create, rename, move, move to the Trash and delete
+ * forever, of files and of folders, nested — shows on the phone without a reload; the phone catches up after being
  * offline and after being asleep; nothing of the second user ever shows, and the reverse.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -66,7 +66,7 @@ async function selectionAction(page: Page, names: string[], action: string) {
   for (const name of names) await page.getByLabel(`Select ${name}`).check();
   await page
     .getByRole('toolbar', { name: 'Selection actions' })
-    .getByRole('button', { name: action })
+    .getByRole('button', { name: action, exact: true })
     .click();
 }
 async function rename(page: Page, from: string, to: string) {
@@ -92,12 +92,19 @@ async function move(page: Page, names: string[], destination: string) {
   await dialog.waitFor({ state: 'detached' });
   for (const name of names) await rowOf(page, name).waitFor({ state: 'detached' });
 }
+/** Moves items to the Trash (an update of their rows; no confirmation, it can be undone). */
 async function remove(page: Page, names: string[]) {
-  await selectionAction(page, names, 'Delete');
-  const dialog = page.getByRole('dialog', { name: 'Delete' });
-  await dialog.getByRole('button', { name: 'Delete' }).click();
-  await dialog.waitFor({ state: 'detached' });
+  await selectionAction(page, names, 'Move to Trash');
   for (const name of names) await rowOf(page, name).waitFor({ state: 'detached' });
+}
+/** Deletes a Trash entry forever (the rows are deleted). */
+async function deleteForever(page: Page, name: string) {
+  await page.getByRole('button', { name: new RegExp(`^${name.replace('.', '\\.')}, `) }).focus();
+  await page.keyboard.press('Delete');
+  const dialog = page.getByRole('dialog', { name: 'Delete forever' });
+  await dialog.getByRole('button', { name: 'Delete forever' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  await rowOf(page, name).waitFor({ state: 'detached' });
 }
 async function openFolder(page: Page, name: string) {
   await page.getByRole('button', { name: new RegExp(`^${name}, Folder`) }).click();
@@ -176,7 +183,7 @@ describe('live updates across devices', () => {
     await shows(phone, ['file:plan.md']);
   });
 
-  it('shows deletes of files, and of a folder with everything in it', async () => {
+  it('shows files and a folder with everything in it going to the Trash, and deleted forever from it', async () => {
     await remove(laptop, ['plan.md']);
     await shows(phone, []);
     await goHome(laptop);
@@ -186,13 +193,24 @@ describe('live updates across devices', () => {
     await shows(phone, ['folder:Work', 'file:keep.txt']);
     await remove(laptop, ['Work']);
     await shows(phone, ['file:keep.txt']);
+    // Deleted for good from the Trash (rows deleted): gone from the phone's Trash view too.
+    await phone.goto(`${stack.site.url}/trash`);
+    await laptop.goto(`${stack.site.url}/trash`);
+    await shows(phone, ['file:plan.md', 'folder:Work']);
+    await deleteForever(laptop, 'plan.md');
+    await shows(phone, ['folder:Work']);
+    await deleteForever(laptop, 'Work');
+    await shows(phone, []);
     const left = await stack.server.db.query<{ n: number }>(
       "select count(*)::int as n from public.folders where name in ('Work', '2026')",
     );
     expect(left.rows[0]?.n).toBe(0);
+    await laptop.goto(`${stack.site.url}/files`);
+    await phone.goto(`${stack.site.url}/files`);
+    await shows(phone, ['file:keep.txt']);
   });
 
-  it('shows a folder moved into another, and tells a device inside a deleted folder', async () => {
+  it('shows a folder moved into another, and tells a device inside a folder moved to the Trash', async () => {
     await createFolder(laptop, 'Inbox');
     await createFolder(laptop, 'Archive');
     await shows(phone, ['folder:Inbox', 'folder:Archive', 'file:keep.txt']);
@@ -202,7 +220,9 @@ describe('live updates across devices', () => {
     await shows(phone, ['folder:Inbox']);
     await openFolder(phone, 'Inbox');
     await remove(laptop, ['Archive']);
-    await phone.getByRole('heading', { name: 'Folder not found' }).waitFor({ timeout: 15_000 });
+    await phone
+      .getByRole('heading', { name: 'This folder is in the Trash' })
+      .waitFor({ timeout: 15_000 });
     await phone.screenshot({ path: `${shots}live-deleted-folder.png` });
     await goHome(phone);
     await shows(phone, ['file:keep.txt']);
