@@ -9,6 +9,7 @@ export {
   useQueryClient,
 } from '@tanstack/react-query';
 export { type SessionState, useAuth, useSession, useUser } from './auth';
+export { type ClaimsAuthLike, type ClaimsState, useClaims } from './claims';
 export { errorMessage } from './error-message';
 export {
   type ChangeFilter,
@@ -18,6 +19,14 @@ export {
   useLiveQueries,
   useLiveTopic,
 } from './live';
+export {
+  type FactorLike,
+  type MfaChallenge,
+  type MfaEnrollment,
+  type MfaLike,
+  useMfaChallenge,
+  useMfaEnrollment,
+} from './mfa';
 export {
   BackendProvider,
   type BackendProviderProps,
