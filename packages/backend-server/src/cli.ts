@@ -24,6 +24,8 @@ Usage:
   backend-server --help                  show this help
 
 Options of start:
+  --project DIR         a project in the hosted CLI layout: DIR/config.toml, DIR/migrations,
+                        DIR/seed.sql, DIR/functions (the flags below win over config.toml)
   --port N              TCP port (default 54321; 0 = any free port)
   --host H              interface to listen on (default 127.0.0.1)
   --data-dir DIR        keep the database and stored files in DIR (default: in memory)
@@ -44,6 +46,7 @@ Options of start:
 `;
 
 const OPTIONS = {
+  project: { type: 'string' },
   port: { type: 'string' },
   host: { type: 'string' },
   'data-dir': { type: 'string' },
@@ -165,6 +168,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const started = Date.now();
   const server = await startServer({
+    ...(values.project ? { projectDir: values.project } : {}),
     ...(values.port !== undefined ? { port: integer('port', values.port) } : {}),
     ...(values.host ? { host: values.host } : {}),
     ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}),

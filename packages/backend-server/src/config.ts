@@ -2,6 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseHookUri } from './auth/hooks';
+import { mergeOptions, projectOptions } from './config-project';
 import {
   type MfaOptions,
   type ResolvedMfa,
@@ -167,7 +168,17 @@ export interface ImageTransformationOptions {
 
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
-  /** TCP port; 0 picks a free one. Default 54321. */
+  /**
+   * A project folder in the layout the hosted platform's CLI reads (its `supabase/` folder):
+   * `config.toml`, `migrations/`, `seed.sql` (or `[db.seed] sql_paths`), `functions/`. The
+   * settings of `config.toml` this server understands are used (see `projectOptions` in
+   * config-project.ts); options given here win over them.
+   *
+   * @example
+   * await startServer({ projectDir: 'apps/web/backend', port: 0 });
+   */
+  projectDir?: string;
+  /** TCP port; 0 picks a free one. Default 54321 (or `[api] port` of the project). */
   port?: number;
   /** Interface to listen on. Default 127.0.0.1. */
   host?: string;
@@ -229,6 +240,8 @@ export interface ServerConfig {
   /** Public base URL (set once listening). */
   url: string;
   dataDir: string | null;
+  /** The project folder (hosted CLI layout), whose `config.toml` functions settings follow. */
+  projectDir: string | null;
   /** Where stored files live: `<dataDir>/storage`, or a temp dir removed on stop. */
   storageDir: string;
   storageDirIsTemp: boolean;
@@ -295,8 +308,11 @@ function resolveImageTransformation(
   };
 }
 
-/** Fills in defaults and derived values (keys, storage dir). */
-export async function resolveConfig(options: StartServerOptions = {}): Promise<ServerConfig> {
+/** Fills in defaults and derived values (keys, storage dir), after the project's settings. */
+export async function resolveConfig(given: StartServerOptions = {}): Promise<ServerConfig> {
+  const options = given.projectDir
+    ? mergeOptions(await projectOptions(given.projectDir), given)
+    : given;
   const jwtSecret = options.jwtSecret ?? DEFAULT_JWT_SECRET;
   if (jwtSecret.length < 32) throw new Error('jwtSecret must be at least 32 characters long');
   const { anonKey, serviceRoleKey } = await createApiKeys(jwtSecret);
@@ -321,6 +337,7 @@ export async function resolveConfig(options: StartServerOptions = {}): Promise<S
     host: options.host ?? '127.0.0.1',
     url: '',
     dataDir,
+    projectDir: abs(options.projectDir),
     storageDir,
     storageDirIsTemp: !dataDir,
     databaseUrl: options.databaseUrl ?? null,
