@@ -9,6 +9,8 @@ const DATABASE_SUITES = [
   'test/rest/**/*.test.ts',
   'test/storage/**/*.test.ts',
   'test/realtime/**/*.test.ts',
+  'test/console/**/*.test.ts',
+  'test/data/**/*.test.ts',
 ];
 
 // Suites of the PostgreSQL server alone (its pipelined read path): the `postgres` project only.

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -97,6 +98,25 @@ export interface StorageOptions {
   signedUploadExpiry?: number;
 }
 
+/** The local console at `/_console` (see the README's "Console" section). */
+export interface ConsoleOptions {
+  /** Serve the console at all. Default true. */
+  enabled?: boolean;
+  /**
+   * Serve it when the server listens on an address other than loopback. Refused unless a
+   * `password` is set too. Default false.
+   */
+  remote?: boolean;
+  /** Password that unlocks the console from any address (needed with `remote`). */
+  password?: string;
+  /** The console's own secret (default: random per process, printed in the start banner's links). */
+  token?: string;
+  /** The built console app (default: `apps/console/dist` of this repository, when built). */
+  assetsDir?: string;
+  /** Entries the live log keeps in memory. Default 5000. */
+  logCapacity?: number;
+}
+
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
   /** TCP port; 0 picks a free one. Default 54321. */
@@ -120,6 +140,12 @@ export interface StartServerOptions {
   storage?: StorageOptions;
   realtime?: RealtimeOptions;
   functions?: FunctionsOptions;
+  console?: ConsoleOptions;
+  /**
+   * An archive (`backend-server export`) loaded into the database at start, replacing its
+   * project data and stored files, before migrations run (the Firebase emulators' `--import`).
+   */
+  importFile?: string;
   /** Log requests and mails to the console. Default false. */
   log?: boolean;
 }
@@ -156,6 +182,14 @@ export interface ServerConfig {
     cpuTimeMs: number;
     /** Global default (null: not set) and per-name overrides. */
     verifyJwt: { all: boolean | null; byName: Record<string, boolean> };
+  };
+  console: {
+    enabled: boolean;
+    remote: boolean;
+    password: string | null;
+    token: string;
+    assetsDir: string | null;
+    logCapacity: number;
   };
   log: boolean;
 }
@@ -223,7 +257,24 @@ export async function resolveConfig(options: StartServerOptions = {}): Promise<S
       uploadExpiry: options.storage?.uploadExpiry ?? 24 * 60 * 60,
       signedUploadExpiry: options.storage?.signedUploadExpiry ?? 60,
     },
+    console: resolveConsole(options.console ?? {}),
     log: options.log ?? false,
+  };
+}
+
+function resolveConsole(options: ConsoleOptions): ServerConfig['console'] {
+  const logCapacity = options.logCapacity ?? 5000;
+  if (!(Number.isInteger(logCapacity) && logCapacity >= 1))
+    throw new Error('console.logCapacity must be a positive integer');
+  if (options.token !== undefined && options.token.length < 16)
+    throw new Error('console.token must be at least 16 characters long');
+  return {
+    enabled: options.enabled ?? true,
+    remote: options.remote ?? false,
+    password: options.password || null,
+    token: options.token ?? randomBytes(24).toString('base64url'),
+    assetsDir: abs(options.assetsDir),
+    logCapacity,
   };
 }
 

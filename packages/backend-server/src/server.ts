@@ -4,6 +4,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { resolveConfig, type StartServerOptions } from './config';
+import { consoleLink } from './console/index';
+import { lockDataDir } from './data/lock';
 import { applyMigrations, applySeed, type Database, openDatabase, ROLES_SQL } from './db/index';
 import { createApp } from './http/app';
 import type { ServerContext, ServiceInstance, ServiceModule } from './service';
@@ -16,6 +18,15 @@ export interface RunningServer {
   anonKey: string;
   serviceRoleKey: string;
   jwtSecret: string;
+  /**
+   * The console for the person who started the server, its secret in the fragment
+   * (`http://127.0.0.1:54321/_console/#token=…`); null when the console is not served.
+   */
+  consoleUrl: string | null;
+  /** The console's mail screen (the outbox), as {@link consoleUrl}. */
+  mailUrl: string | null;
+  /** Where stored files are kept (`<dataDir>/storage`, or a temp dir removed at stop). */
+  storageDir: string;
   /** The database, for tests and tools (superuser; bypasses RLS). */
   db: Database;
   /** Handles a Web Request without a socket (Hono's `app.request`). */
@@ -27,6 +38,11 @@ export interface RunningServer {
 export interface StartServerInternals {
   /** Services to run instead of the default list (tests of one service). */
   services?: readonly ServiceModule[];
+}
+
+/** The platform scripts of a list of services, in order (roles first). */
+export function platformScripts(modules: readonly ServiceModule[] = SERVICES): string[] {
+  return [ROLES_SQL, ...modules.flatMap((m) => (m.platformSql ? [m.platformSql] : []))];
 }
 
 /**
@@ -45,14 +61,16 @@ export async function startServer(
 ): Promise<RunningServer> {
   const config = await resolveConfig(options);
   const modules = internals.services ?? SERVICES;
-  const platformSql = [
-    ROLES_SQL,
-    ...modules.flatMap((m) => (m.platformSql ? [m.platformSql] : [])),
-  ];
+  const platformSql = platformScripts(modules);
+  // One process at a time on a data directory (a second one would corrupt the database).
+  const unlock = config.dataDir ? await lockDataDir(config.dataDir) : null;
   const db = await openDatabase({
     dataDir: config.dataDir ?? undefined,
     databaseUrl: config.databaseUrl ?? undefined,
     platformSql,
+  }).catch(async (error: unknown) => {
+    await unlock?.();
+    throw error;
   });
   const instances: { module: ServiceModule; instance: ServiceInstance }[] = [];
   let http: Server | null = null;
@@ -72,8 +90,14 @@ export async function startServer(
     }
     await db.close();
     if (config.storageDirIsTemp) await rm(config.storageDir, { recursive: true, force: true });
+    await unlock?.();
   };
   try {
+    // An archive replaces the database's project data first; migrations newer than it follow.
+    if (options.importFile) {
+      const { importArchive } = await import('./data/archive');
+      await importArchive(db, config.storageDir, options.importFile, platformSql);
+    }
     if (config.migrationsDir) await applyMigrations(db, config.migrationsDir);
     if (config.seedFile) await applySeed(db, config.seedFile);
 
@@ -129,6 +153,9 @@ export async function startServer(
       anonKey: config.anonKey,
       serviceRoleKey: config.serviceRoleKey,
       jwtSecret: config.jwtSecret,
+      storageDir: config.storageDir,
+      consoleUrl: consoleLink(config),
+      mailUrl: consoleLink(config, 'mail'),
       db,
       request: async (input, init) => app.request(input, init),
       stop,

@@ -85,6 +85,20 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
         async exec(script) {
           await conn.unsafe(script);
         },
+        async copyOut(source) {
+          const stream = await conn.unsafe(`copy ${source} to stdout`).readable();
+          const chunks: Buffer[] = [];
+          for await (const chunk of stream) chunks.push(chunk as Buffer);
+          return Buffer.concat(chunks);
+        },
+        async copyIn(target, data) {
+          const stream = await conn.unsafe(`copy ${target} from stdin`).writable();
+          await new Promise<void>((resolve, reject) => {
+            stream.once('error', reject);
+            stream.once('finish', () => resolve());
+            stream.end(data);
+          });
+        },
       };
       try {
         const begin = conn.unsafe(opts.readOnly ? 'begin read only' : 'begin').execute();
