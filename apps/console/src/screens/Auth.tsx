@@ -46,7 +46,7 @@ export default function Auth() {
       <h1 id="auth-heading">Auth</h1>
       <form
         className="toolbar"
-        aria-label="Search users"
+        aria-label="User search"
         onSubmit={(e) => {
           e.preventDefault();
           setFilter(search.trim());

@@ -59,7 +59,7 @@ export default function MailScreen() {
           {mails.data && list.length === 0 && <li className="muted">No mail yet.</li>}
         </ul>
       </section>
-      <section className="detail-pane" aria-label="Mail">
+      <section className="detail-pane" aria-label="Selected mail">
         {mail ? (
           <article>
             <h2>{mail.subject}</h2>

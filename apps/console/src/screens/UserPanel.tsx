@@ -34,8 +34,16 @@ export function UserPanel({ user, onDeleted }: { user: User; onDeleted(): void }
   const update = useBackendMutation(
     (attributes: Parameters<typeof admin.updateUserById>[1]) =>
       settled(admin.updateUserById(user.id, attributes)),
-    { invalidates, onSuccess: () => setMessage('Saved.') },
+    {
+      invalidates,
+      onSuccess: (_data, attributes) =>
+        setMessage(attributes.password ? 'Password set.' : 'Saved.'),
+    },
   );
+  const change = (attributes: Parameters<typeof admin.updateUserById>[1]) => {
+    setMessage(null);
+    update.mutate(attributes);
+  };
   const remove = useBackendMutation(() => settled(admin.deleteUser(user.id)), {
     invalidates,
     onSuccess: onDeleted,
@@ -91,14 +99,11 @@ export function UserPanel({ user, onDeleted }: { user: User; onDeleted(): void }
       </dl>
       <div className="toolbar">
         {userState(user) === 'unconfirmed' && (
-          <button type="button" onClick={() => update.mutate({ email_confirm: true })}>
+          <button type="button" onClick={() => change({ email_confirm: true })}>
             Confirm email
           </button>
         )}
-        <button
-          type="button"
-          onClick={() => update.mutate({ ban_duration: banned ? 'none' : '876000h' })}
-        >
+        <button type="button" onClick={() => change({ ban_duration: banned ? 'none' : '876000h' })}>
           {banned ? 'Unban' : 'Ban'}
         </button>
         <button
@@ -126,7 +131,7 @@ export function UserPanel({ user, onDeleted }: { user: User; onDeleted(): void }
         className="toolbar"
         onSubmit={(e) => {
           e.preventDefault();
-          update.mutate({ password });
+          change({ password });
           setPassword('');
         }}
       >
