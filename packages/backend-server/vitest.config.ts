@@ -38,6 +38,8 @@ export default defineConfig({
         test: {
           name: 'postgres',
           include: [...DATABASE_SUITES, ...POSTGRES_ONLY],
+          // Spawns the CLI on embedded PGlite whatever the project: once is enough.
+          exclude: ['test/data/start.test.ts'],
           globalSetup: ['test/support/global-postgres.ts'],
         },
       },
