@@ -11,7 +11,11 @@ let errors: string[];
 
 beforeAll(async () => {
   stack = await startConsoleStack({
-    auth: { rateLimits: false, siteUrl: 'http://127.0.0.1:9/app' },
+    auth: {
+      rateLimits: false,
+      siteUrl: 'http://127.0.0.1:9/app',
+      sms: { enabled: true, autoconfirm: false },
+    },
   });
   errors = watchErrors(stack.page);
 });
@@ -56,10 +60,34 @@ describe('console: mail', () => {
     await page.getByText('No mail yet.').waitFor();
   });
 
+  it('shows text messages (phone sign-in codes) in the SMS outbox', async () => {
+    const page = stack.page;
+    const sent = await fetch(`${stack.server.url}/auth/v1/signup`, {
+      method: 'POST',
+      headers: { apikey: stack.server.anonKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ phone: '+15550001234', password: 'phone-password' }),
+    });
+    expect(sent.status, await sent.text()).toBe(200);
+    await page
+      .getByRole('navigation', { name: 'Outboxes' })
+      .getByRole('link', { name: 'SMS' })
+      .click();
+    await page.getByRole('heading', { name: 'SMS', exact: true }).waitFor();
+    const row = page.getByRole('row', { name: /\+15550001234/ });
+    await row.waitFor();
+    const code = await row.locator('code').textContent();
+    expect(code).toMatch(/^\d{6}$/);
+    expect(await row.textContent()).toContain(code);
+    expect(await accessibilityViolations(page)).toEqual([]);
+  });
+
   it('leaves the raw outbox API behind its key check, even for the console page', async () => {
     const page = stack.page;
-    const status = await page.evaluate(async () => (await fetch('/_dev/mail')).status);
-    expect(status).toBe(401);
+    const status = await page.evaluate(async () => [
+      (await fetch('/_dev/mail')).status,
+      (await fetch('/_dev/sms')).status,
+    ]);
+    expect(status).toEqual([401, 401]);
     expect(errors).toEqual([]);
   });
 });

@@ -8,6 +8,7 @@ import { consoleLink } from './console/index';
 import { lockDataDir } from './data/lock';
 import { applyMigrations, applySeed, type Database, openDatabase, ROLES_SQL } from './db/index';
 import { createApp } from './http/app';
+import type { SigningKeys } from './http/signing-keys';
 import type { ServerContext, ServiceInstance, ServiceModule } from './service';
 import { SERVICES } from './services';
 
@@ -15,8 +16,15 @@ import { SERVICES } from './services';
 export interface RunningServer {
   /** Base URL, e.g. `http://127.0.0.1:54321`. */
   url: string;
+  /** The legacy `anon` API key (a JWT signed with the legacy secret). */
   anonKey: string;
+  /** The legacy `service_role` API key. */
   serviceRoleKey: string;
+  /** The publishable key (`sb_publishable_…`, role `anon`). */
+  publishableKey: string;
+  /** The secret key (`sb_secret_…`, role `service_role`; refused from browsers). */
+  secretKey: string;
+  /** The legacy JWT secret. */
   jwtSecret: string;
   /**
    * The console for the person who started the server, its secret in the fragment
@@ -27,6 +35,11 @@ export interface RunningServer {
   mailUrl: string | null;
   /** Where stored files are kept (`<dataDir>/storage`, or a temp dir removed at stop). */
   storageDir: string;
+  /**
+   * The signing keys: list them, add a standby key, rotate, revoke (as the hosted dashboard
+   * does); every service sees a change at once.
+   */
+  signingKeys: SigningKeys;
   /** The database, for tests and tools (superuser; bypasses RLS). */
   db: Database;
   /** Handles a Web Request without a socket (Hono's `app.request`). */
@@ -152,10 +165,13 @@ export async function startServer(
       url: config.url,
       anonKey: config.anonKey,
       serviceRoleKey: config.serviceRoleKey,
+      publishableKey: config.publishableKeys[0] as string,
+      secretKey: config.secretKeys[0] as string,
       jwtSecret: config.jwtSecret,
       storageDir: config.storageDir,
       consoleUrl: consoleLink(config),
       mailUrl: consoleLink(config, 'mail'),
+      signingKeys: config.signingKeys,
       db,
       request: async (input, init) => app.request(input, init),
       stop,

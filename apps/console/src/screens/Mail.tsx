@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { ErrorText } from '../components/ErrorText';
 import { useConsole } from '../lib/context';
 import { when } from '../lib/format';
+import { Link } from '../lib/router';
 
 interface Mail {
   to: string;
@@ -19,8 +20,89 @@ interface Mail {
 const framed = (html: string) =>
   `<!doctype html><html><head><meta charset="utf-8"><base target="_blank"><title>Mail</title></head><body>${html}</body></html>`;
 
-/** The outbox: every mail the server sent, newest first, rendered, with working links. */
-export default function MailScreen() {
+interface Sms {
+  to: string;
+  body: string;
+  channel: 'sms' | 'whatsapp';
+  type: string;
+  otp: string;
+  provider: string;
+  sent_at: string;
+}
+
+/** The outboxes: mail (rendered, links that work) and text messages, newest first. */
+export default function MailScreen({ path }: { path: string }) {
+  return (
+    <>
+      <nav aria-label="Outboxes" className="tabs">
+        <Link to="mail" aria-current={path === 'sms' ? undefined : 'page'}>
+          Mail
+        </Link>
+        <Link to="mail/sms" aria-current={path === 'sms' ? 'page' : undefined}>
+          SMS
+        </Link>
+      </nav>
+      {path === 'sms' ? <SmsOutbox /> : <MailOutbox />}
+    </>
+  );
+}
+
+function SmsOutbox() {
+  const { api } = useConsole();
+  const messages = useBackendQuery(['sms'], () => api.get<Sms[]>('/sms'), {
+    refetchInterval: 2000,
+  });
+  const clear = useBackendMutation(() => api.delete('/sms'), { invalidates: [['sms']] });
+  const list = messages.data ?? [];
+  return (
+    <section aria-labelledby="sms-heading">
+      <h1 id="sms-heading">SMS</h1>
+      <p className="muted">Phone sign-in, phone change and MFA codes: every text message sent.</p>
+      <button type="button" onClick={() => clear.mutate(undefined)} disabled={list.length === 0}>
+        Empty the SMS outbox
+      </button>
+      <ErrorText error={messages.error ?? clear.error} />
+      <table className="grid">
+        <caption className="visually-hidden">Text messages</caption>
+        <thead>
+          <tr>
+            <th scope="col">To</th>
+            <th scope="col">Type</th>
+            <th scope="col">Code</th>
+            <th scope="col">Message</th>
+            <th scope="col">Sent</th>
+          </tr>
+        </thead>
+        <tbody>
+          {list.map((m, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: two messages may share number and time
+            <tr key={`${m.sent_at}-${m.to}-${i}`}>
+              <td>+{m.to}</td>
+              <td>
+                {m.type} ({m.channel}
+                {m.provider === 'outbox' ? '' : `, ${m.provider}`})
+              </td>
+              <td>
+                <code>{m.otp}</code>
+              </td>
+              <td>{m.body}</td>
+              <td>{when(m.sent_at)}</td>
+            </tr>
+          ))}
+          {messages.data && list.length === 0 && (
+            <tr>
+              <td colSpan={5} className="muted">
+                No text messages yet.
+              </td>
+            </tr>
+          )}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+function MailOutbox() {
   const { api } = useConsole();
   const mails = useBackendQuery(['mail'], () => api.get<Mail[]>('/mail'), {
     refetchInterval: 2000,

@@ -1,6 +1,7 @@
 import { type Context, Hono } from 'hono';
 import { devToolsFor, type LogEntry } from '../logs/index';
 import { outboxFor } from '../mail/index';
+import { smsOutboxFor } from '../sms/index';
 import type { AppEnv, ServerContext } from '../service';
 import { listTables, readRows, setRls, tableDetail } from './catalog';
 import { runSql } from './sql';
@@ -116,6 +117,13 @@ export function consoleApi(ctx: ServerContext): { routes: Hono<AppEnv>; close():
   api.get('/mail', (c) => c.json(outbox.list()));
   api.delete('/mail', (c) => {
     outbox.clear();
+    return c.body(null, 204);
+  });
+
+  const sms = smsOutboxFor(config, ctx.log);
+  api.get('/sms', (c) => c.json(sms.list()));
+  api.delete('/sms', (c) => {
+    sms.clear();
     return c.body(null, 204);
   });
 

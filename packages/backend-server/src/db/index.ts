@@ -1,7 +1,15 @@
 export { applyMigrations, applySeed, MigrationError } from './migrations';
 export { type OpenDatabaseOptions, openDatabase } from './open';
 export { ROLES_SQL } from './platform-sql';
-export { asRequest, type RequestContext, readAsRequest } from './request';
+export {
+  API_ROLE,
+  asRequest,
+  isRoleRefusal,
+  mayBecomeSql,
+  type RequestContext,
+  readAsRequest,
+  switchRoleSql,
+} from './request';
 export type {
   Database,
   PgErrorFields,

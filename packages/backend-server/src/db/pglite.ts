@@ -66,6 +66,9 @@ export async function openPglite(
     startParams: START_PARAMS,
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   });
+  // Single-user PGlite starts without a session_authorization value to return to, so a
+  // transaction-local switch (see switchRoleSql) would outlive its transaction: give it one.
+  await pglite.query(`select set_config('session_authorization', session_user, false)`);
   const base = wrap(pglite, pglite, false);
   // Read batches are REST's statements and the request context: wrapped to fixed columns.
   const names = new StatementNames();

@@ -4,22 +4,39 @@
  * Idempotent: it can run again on an existing database.
  */
 export const ROLES_SQL = /* sql */ `
+-- Roles belong to the whole cluster, whose other databases may be set up at the same moment
+-- (a role or membership another transaction just created is not an error here).
 do $$
+declare
+  r record;
 begin
-  if not exists (select 1 from pg_roles where rolname = 'anon') then
-    create role anon nologin noinherit;
-  end if;
-  if not exists (select 1 from pg_roles where rolname = 'authenticated') then
-    create role authenticated nologin noinherit;
-  end if;
-  if not exists (select 1 from pg_roles where rolname = 'service_role') then
-    create role service_role nologin noinherit bypassrls;
-  end if;
+  for r in
+    select * from (values
+      ('anon', 'nologin noinherit'),
+      ('authenticated', 'nologin noinherit'),
+      ('service_role', 'nologin noinherit bypassrls'),
+      -- The role the hosted API services log in as (API_ROLE in request.ts): a request
+      -- may only run as a role granted to it.
+      ('authenticator', 'nologin noinherit')
+    ) as v(name, options)
+  loop
+    if not exists (select 1 from pg_roles where rolname = r.name) then
+      begin
+        execute format('create role %I %s', r.name, r.options);
+      exception when duplicate_object or unique_violation then
+        null;
+      end;
+    end if;
+  end loop;
+  begin
+    grant anon, authenticated, service_role to authenticator;
+    -- The connecting role switches to these per request (SET LOCAL ROLE).
+    grant anon, authenticated, service_role to current_user;
+  exception when unique_violation then
+    null;
+  end;
 end
 $$;
-
--- The connecting role switches to these per request (SET LOCAL ROLE).
-grant anon, authenticated, service_role to current_user;
 
 create schema if not exists extensions;
 create schema if not exists graphql_public;

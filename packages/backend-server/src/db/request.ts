@@ -1,4 +1,11 @@
-import type { Database, QueryResult, Statement, Transaction, TransactionOptions } from './types';
+import {
+  type Database,
+  pgError,
+  type QueryResult,
+  type Statement,
+  type Transaction,
+  type TransactionOptions,
+} from './types';
 
 /** Who is asking, as the hosted services set it for each request. */
 export interface RequestContext {
@@ -13,8 +20,50 @@ export interface RequestContext {
   headers: Record<string, string>;
 }
 
+/**
+ * The role the hosted REST, storage and realtime services log in as. It may only become
+ * the roles granted to it (`anon`, `authenticated`, `service_role`, and whatever a project
+ * grants it), so a validly signed JWT naming any other role (`postgres`, …) gets Postgres'
+ * own refusal: `42501 permission denied to set role "postgres"`.
+ */
+export const API_ROLE = 'authenticator';
+
+/**
+ * Who may become the request's role: the API role when the server is connected as a
+ * superuser (its own roles do not limit it), else the connecting user itself.
+ */
+const SWITCHER = `case when current_setting('is_superuser') = 'on' then '${API_ROLE}' else session_user end`;
+
+/**
+ * SQL that switches the transaction to the request's role (`param`, e.g. `$1`) the way the
+ * hosted API does: `SET LOCAL SESSION AUTHORIZATION` to the API role first, so that Postgres
+ * checks the switch against the API role's memberships (both revert at the transaction's
+ * end). Two `set_config` items of one select list, evaluated in order.
+ */
+export const switchRoleSql = (param: string) =>
+  `set_config('session_authorization', ${SWITCHER}, true),
+  set_config('role', ${param}, true)`;
+
+/**
+ * The same rule as a boolean SQL expression (no error): whether the role named by `expr`
+ * exists and the API role may become it. For code that switches roles by itself.
+ */
+export const mayBecomeSql = (expr: string) =>
+  `coalesce((select pg_has_role(${SWITCHER}, r.oid, 'MEMBER') from pg_roles r where r.rolname = ${expr}), false)`;
+
+/**
+ * Whether `error` is Postgres refusing the switch to a request's role: a role the API role
+ * may not become (42501) or one that does not exist (22023).
+ */
+export function isRoleRefusal(error: unknown): boolean {
+  const pg = pgError(error);
+  if (!pg) return false;
+  if (pg.code === '42501') return pg.message.startsWith('permission denied to set role');
+  return pg.code === '22023' && /^role ".*" does not exist$/.test(pg.message);
+}
+
 const SET_CONTEXT = `select
-  set_config('role', $1, true),
+  ${switchRoleSql('$1')},
   set_config('request.jwt.claims', $2, true),
   set_config('request.method', $3, true),
   set_config('request.path', $4, true),

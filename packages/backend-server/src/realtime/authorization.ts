@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { type Database, pgError, type Transaction } from '../db/index';
+import {
+  type Database,
+  isRoleRefusal,
+  pgError,
+  switchRoleSql,
+  type Transaction,
+} from '../db/index';
 
 /** Who asks for which private topic. */
 export interface TopicContext {
@@ -12,9 +18,12 @@ export interface TopicContext {
 
 export type Extension = 'broadcast' | 'presence';
 
-/** The session the hosted service sets before evaluating realtime.messages policies. */
+/**
+ * The session the hosted service sets before evaluating realtime.messages policies; the role
+ * switch is the one every service uses (a role the API role may not become is refused).
+ */
 const SET_CONTEXT = `select
-  set_config('role', $1, true),
+  ${switchRoleSql('$1')},
   set_config('realtime.topic', $2, true),
   set_config('request.jwt.claims', $3, true),
   set_config('request.jwt.claim.sub', $4, true),
@@ -59,7 +68,7 @@ export function readPermissions(
   ctx: TopicContext,
   extensions: readonly Extension[],
 ): Promise<Record<Extension, boolean>> {
-  return rolledBack(db, async (tx) => {
+  const probe = rolledBack(db, async (tx) => {
     const ids = extensions.map(() => randomUUID());
     await tx.query(
       `insert into realtime.messages (id, topic, extension, private)
@@ -78,6 +87,11 @@ export function readPermissions(
     });
     return result;
   });
+  // A role the API role may not become reads nothing.
+  return probe.catch((error: unknown) => {
+    if (isRoleRefusal(error)) return { broadcast: false, presence: false };
+    throw error;
+  });
 }
 
 /**
@@ -89,7 +103,7 @@ export function writePermission(
   ctx: TopicContext,
   extension: Extension,
 ): Promise<boolean> {
-  return rolledBack(db, async (tx) => {
+  const probe = rolledBack(db, async (tx) => {
     await setContext(tx, ctx);
     await tx.query('savepoint realtime_probe');
     try {
@@ -103,5 +117,9 @@ export function writePermission(
       await tx.query('rollback to savepoint realtime_probe');
       return false;
     }
+  });
+  return probe.catch((error: unknown) => {
+    if (isRoleRefusal(error)) return false;
+    throw error;
   });
 }

@@ -12,6 +12,8 @@
  * - `realtime.check_change()`: per subscriber, switches to its role and claims and re-selects
  *   the changed row (RLS and column privileges decide), in one call for all subscribers.
  */
+import { mayBecomeSql } from '../db/request';
+
 export const REALTIME_SQL = /* sql */ `
 create schema if not exists realtime;
 grant usage on schema realtime to anon, authenticated, service_role;
@@ -223,6 +225,7 @@ declare
   prepared boolean := false;
   role_set boolean := false;
   pk_ok boolean;
+  role_ok boolean := false;
   cols text;
   col_list jsonb;
   pk_cond text;
@@ -253,6 +256,10 @@ begin
         role_set := false;
       end if;
       if (chk ->> 'role') is distinct from cur_role or i = 0 then
+        -- The rule of every service: only roles the API role may become (else nothing).
+        role_ok := ${mayBecomeSql("chk ->> 'role'")};
+      end if;
+      if role_ok and ((chk ->> 'role') is distinct from cur_role or i = 0) then
         select string_agg(format('%I', a.attname), ', ' order by a.attnum),
                coalesce(jsonb_agg(jsonb_build_object('name', a.attname, 'type', t.typname)
                                   order by a.attnum), '[]'::jsonb)
@@ -268,10 +275,14 @@ begin
              and exists (select 1 from unnest(x.indkey) k
                           where not has_column_privilege(chk ->> 'role', entity, k, 'SELECT')));
       end if;
+      if not role_ok then
+        cols := null;
+        columns := null;
+      end if;
       cur_role := chk ->> 'role';
       cur_filters := chk -> 'filters';
       filt := '';
-      ok := true;
+      ok := role_ok;
       n := 0;
       for f in select value from jsonb_array_elements(coalesce(cur_filters, '[]'::jsonb)) loop
         col_type := null;

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { readAsRequest } from '../../src/db/index';
+import { ROLES_SQL, readAsRequest } from '../../src/db/index';
 import { APPLICATION_NAME, Pipeline } from '../../src/db/pipeline';
 import { openPostgres } from '../../src/db/postgres';
 import type { Database } from '../../src/db/types';
@@ -39,11 +39,8 @@ describe('the pipelined read path (postgres)', () => {
     await admin.unsafe(`create database ${name}`);
     url = adminUrl.replace(/\/postgres$/, `/${name}`);
     db = await openPostgres({ url, pipelined: 2 });
-    await db.exec(`do $$ begin
-        if not exists (select from pg_roles where rolname = 'authenticated') then
-          create role authenticated nologin;
-        end if;
-      end $$;`);
+    // The platform's roles: requests switch to them through the API role.
+    await db.exec(ROLES_SQL);
   });
   afterAll(async () => {
     await db?.close();
