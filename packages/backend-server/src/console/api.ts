@@ -1,8 +1,8 @@
 import { type Context, Hono } from 'hono';
 import { devToolsFor, type LogEntry } from '../logs/index';
 import { outboxFor } from '../mail/index';
-import { smsOutboxFor } from '../sms/index';
 import type { AppEnv, ServerContext } from '../service';
+import { smsOutboxFor } from '../sms/index';
 import { listTables, readRows, setRls, tableDetail } from './catalog';
 import { runSql } from './sql';
 

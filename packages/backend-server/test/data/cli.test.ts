@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { dumpDatabase } from '../../src/data/dump';
 import { type RunningServer, startServer } from '../../src/server';
 import { findPgBin } from '../support/postgres-cluster';
 import { databaseKind, startTestServer } from '../support/server';
@@ -70,13 +71,20 @@ describe(`db dump, import and reset from the CLI (${databaseKind()})`, () => {
     } finally {
       await source.stop();
     }
-    const schemaOnly = await cli(['db', 'dump', '--data-dir', dataDir]);
-    expect(schemaOnly.code).toBe(0);
-    expect(schemaOnly.stdout).toContain('create table "extra"."samples"');
-    expect(schemaOnly.stdout).not.toContain('COPY ');
-    const dataOnly = await cli(['db', 'dump', '--data-only', '--data-dir', dataDir]);
-    expect(dataOnly.stdout).toContain('COPY "extra"."samples"');
-    expect(dataOnly.stdout).not.toContain('create table');
+    // Schema only (the default, as the hosted CLI) and data only, in-process.
+    const opened = await startServer({ port: 0, dataDir });
+    try {
+      const text = async (options: Parameters<typeof dumpDatabase>[1]) =>
+        Buffer.concat((await dumpDatabase(opened.db, options)).chunks).toString('utf8');
+      const schemaOnly = await text({ data: false });
+      expect(schemaOnly).toContain('create table "extra"."samples"');
+      expect(schemaOnly).not.toContain('COPY ');
+      const dataOnly = await text({ schema: false });
+      expect(dataOnly).toContain('COPY "extra"."samples"');
+      expect(dataOnly).not.toContain('create table');
+    } finally {
+      await opened.stop();
+    }
     const file = join(root, 'full.sql');
     const full = await cli(['db', 'dump', '--with-data', '-f', file, '--data-dir', dataDir]);
     expect(full.code).toBe(0);
@@ -115,7 +123,7 @@ describe(`db dump, import and reset from the CLI (${databaseKind()})`, () => {
     } finally {
       await check.stop();
     }
-  }, 180_000);
+  }, 300_000);
 
   it('resets a database: schema and rows gone, migrations and seed again, files removed', async () => {
     const dataDir = join(root, 'reset');
@@ -157,7 +165,7 @@ describe(`db dump, import and reset from the CLI (${databaseKind()})`, () => {
     } finally {
       await server.stop();
     }
-  }, 180_000);
+  }, 300_000);
 
   it('says what is wrong with the command line', async () => {
     const none = await cli(['db', 'dump']);

@@ -125,7 +125,7 @@ describe('backend-server start', () => {
     } finally {
       await check.stop();
     }
-  }, 180_000);
+  }, 300_000);
 
   it('refuses to start on a bad archive, naming the problem', async () => {
     const error = await start(['--import', join(root, 'nope.tar')]).then(

@@ -55,9 +55,27 @@ const TABLES = [
   'extra.samples',
 ];
 
-/** Every row of every table above, as text, in a stable order. */
+/** What the app's schema is made of, by name (deparsed expressions differ across versions). */
+const CATALOG = {
+  'catalog: relations': `select n.nspname || '.' || c.relname || ' ' || c.relkind::text || ' rls=' || c.relrowsecurity
+     from pg_class c join pg_namespace n on n.oid = c.relnamespace
+    where n.nspname in ('public', 'extra') and c.relkind in ('r', 'p', 'v', 'm', 'S', 'i')`,
+  'catalog: policies': `select schemaname || '.' || tablename || ' ' || policyname || ' ' || cmd || ' ' || array_to_string(roles, ',')
+     from pg_policies`,
+  'catalog: triggers': `select tgrelid::regclass::text || ' ' || tgname || ' ' || tgenabled::text
+     from pg_trigger where not tgisinternal`,
+  'catalog: functions': `select p.oid::regprocedure::text from pg_proc p
+     join pg_namespace n on n.oid = p.pronamespace where n.nspname in ('public', 'extra')`,
+  'catalog: publication': `select schemaname || '.' || tablename from pg_publication_tables`,
+};
+
+/** Every row of every table above, as text, in a stable order; and the app's catalog by name. */
 export async function snapshotRows(server: RunningServer): Promise<Record<string, string[]>> {
   const out: Record<string, string[]> = {};
+  for (const [name, sql] of Object.entries(CATALOG)) {
+    const { rows } = await server.db.query<{ v: string }>(`select v from (${sql}) t(v) order by 1`);
+    out[name] = rows.map((r) => r.v);
+  }
   for (const table of TABLES) {
     const { rows } = await server.db.query<{ row: string }>(
       `select t::text as row from ${table} t order by 1`,
