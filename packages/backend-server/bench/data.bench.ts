@@ -19,8 +19,8 @@ import { exportArchive, importArchive } from '../src/data/archive';
 import { platformScripts, type RunningServer, startServer } from '../src/server';
 import { findPgBin, startCluster } from '../test/support/postgres-cluster';
 
-const ROWS = 100_000;
-const OBJECTS = 64;
+const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
+const OBJECTS = Number(process.env.BENCH_OBJECTS ?? 64);
 const OBJECT_SIZE = 16 * 1024 * 1024; // 64 × 16 MiB = 1 GiB
 const run = promisify(execFile);
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
@@ -107,11 +107,13 @@ export default async function bench() {
         url('bench_anchor'),
       ]),
     );
+    console.log(`anchor pg_dump | psql: ${seconds(dumpMs)}`);
     const [cpMs] = await timed(() =>
       run('cp', ['-r', join(source.storageDir, 'objects'), join(work, 'anchor-objects')]),
     );
 
     // Ours: export, then import into a fresh server database.
+    console.log(`cp: ${seconds(cpMs)}`);
     const file = join(work, 'project.tar');
     const [exportMs, summary] = await timed(() =>
       exportArchive(source.db, source.storageDir, file),

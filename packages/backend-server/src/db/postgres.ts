@@ -87,9 +87,13 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
         },
         async copyOut(source) {
           const stream = await conn.unsafe(`copy ${source} to stdout`).readable();
-          const chunks: Buffer[] = [];
-          for await (const chunk of stream) chunks.push(chunk as Buffer);
-          return Buffer.concat(chunks);
+          // Flowing mode: postgres.js's copy stream stalls under async iteration past ~64 KB.
+          return new Promise<Uint8Array>((resolve, reject) => {
+            const chunks: Buffer[] = [];
+            stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+            stream.once('end', () => resolve(Buffer.concat(chunks)));
+            stream.once('error', reject);
+          });
         },
         async copyIn(target, data) {
           const stream = await conn.unsafe(`copy ${target} from stdin`).writable();

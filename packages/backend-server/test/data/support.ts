@@ -38,6 +38,9 @@ insert into extra.samples (label, mood, score, ratio, tags, doc, raw, at, day, s
    '{"k": [1, 2.5, null, "é"]}', '\\x00ff10', '2026-01-02 03:04:05.123456+00', '2028-02-29', '1 day 02:03:04', 7),
   ('second', 'it''s complicated', null, 'NaN', '{}', 'null', '', 'infinity', null, null, 1),
   ('third', null, -0.5, -0.0, null, null, null, null, '1999-12-31', '-1 mon', null);
+-- Rows past the drivers' stream buffers (a COPY of several hundred KB).
+create table extra.bulk (id int primary key, body text);
+insert into extra.bulk select g, repeat('row ', 25) || g from generate_series(1, 6000) g;
 `;
 
 /** The tables whose rows must survive a round trip. */
@@ -53,6 +56,7 @@ const TABLES = [
   'public.files',
   'public.shares',
   'extra.samples',
+  'extra.bulk',
 ];
 
 /** What the app's schema is made of, by name (deparsed expressions differ across versions). */
