@@ -1,31 +1,31 @@
 /**
  * The portable archive of a project (`backend-server export` / `import`): an uncompressed
- * tar holding `manifest.json` (first), `database.sql` (a full dump of ours: schema and
- * rows), `objects/<version>` (the bytes of every stored object) and `checksums.json` (last:
+ * tar holding `manifest.json` (first), `objects/<version>` (the bytes of every stored
+ * object), `database.sql` (a full dump of ours: schema and rows) and `checksums.json` (last:
  * CRC-32 of every entry, so damage and truncation are found before anything changes).
  * The dump is logical, so an archive moves between PGlite and PostgreSQL either way.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { Database } from '../db/index';
 import { dumpDatabase } from './dump';
 import { applyScript, DataError, RESET_AFTER_DUMP } from './restore';
-import { TarError, TarReader, TarWriter } from './tar';
+import { copyBytes, type TarEntry, TarError, TarReader, TarWriter } from './tar';
 import { wipeDatabase } from './wipe';
 
 export const ARCHIVE_FORMAT = 'backend-server-archive';
 export const ARCHIVE_VERSION = 1;
 const VERSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const CHUNK = 4 << 20;
+const buffers = (): [Buffer, Buffer] => [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)];
 
 export interface ArchiveManifest {
   format: typeof ARCHIVE_FORMAT;
   version: number;
   createdAt: string;
   source: { database: 'pglite' | 'postgres'; serverVersion: string };
-  database: { file: 'database.sql'; bytes: number; tables: number; rows: number };
   objects: { count: number; bytes: number };
 }
 
@@ -41,88 +41,91 @@ const objectFile = (storageDir: string, version: string) =>
 
 /**
  * Writes an archive of the database and the stored objects to `file` (through a temporary
- * file renamed at the end, so a failed export leaves nothing half written).
+ * file renamed at the end, so a failed export leaves nothing half written). The objects are
+ * copied while the database is dumped: both come from one snapshot (the dump's transaction
+ * lists the object versions first).
  */
 export async function exportArchive(
   db: Database,
   storageDir: string,
   file: string,
 ): Promise<ArchiveSummary> {
-  let versions: string[] = [];
-  const dump = await dumpDatabase(db, {
+  const server = await db.query<{ v: string }>(`select current_setting('server_version') as v`);
+  let listed!: (versions: string[]) => void;
+  const versionsReady = new Promise<string[]>((resolve) => {
+    listed = resolve;
+  });
+  const dumped = dumpDatabase(db, {
     onSnapshot: async (tx) => {
       const { rows } = await tx.query<{ version: string }>(
         'select version from storage.objects where version is not null order by version',
       );
-      versions = rows.map((r) => r.version).filter((v) => VERSION_ID.test(v));
+      listed(rows.map((r) => r.version).filter((v) => VERSION_ID.test(v)));
     },
   });
-  const sizes: number[] = [];
-  for (const version of versions) {
-    const info = await stat(objectFile(storageDir, version)).catch(() => null);
-    if (!info)
-      throw new DataError(`the bytes of object version ${version} are missing from ${storageDir}`);
-    sizes.push(info.size);
-  }
-  const server = await db.query<{ v: string }>(`select current_setting('server_version') as v`);
-  const manifest: ArchiveManifest = {
-    format: ARCHIVE_FORMAT,
-    version: ARCHIVE_VERSION,
-    createdAt: new Date().toISOString(),
-    source: { database: db.kind, serverVersion: server.rows[0]?.v ?? 'unknown' },
-    database: { file: 'database.sql', bytes: dump.bytes, tables: dump.tables, rows: dump.rows },
-    objects: { count: versions.length, bytes: sizes.reduce((a, b) => a + b, 0) },
-  };
+  // If the dump fails before listing, the writer must not wait forever.
+  dumped.catch(() => listed([]));
   const partial = join(
     dirname(file),
     `.${basename(file)}.${randomBytes(4).toString('hex')}.partial`,
   );
   const out = await open(partial, 'w');
+  let objectBytes = 0;
+  let objects = 0;
   try {
+    const versions = await versionsReady;
+    const sizes: number[] = [];
+    for (const version of versions) {
+      const stats = await stat(objectFile(storageDir, version)).catch(() => null);
+      if (!stats)
+        throw new DataError(
+          `the bytes of object version ${version} are missing from ${storageDir}`,
+        );
+      sizes.push(stats.size);
+    }
+    objects = versions.length;
+    objectBytes = sizes.reduce((a, b) => a + b, 0);
+    const manifest: ArchiveManifest = {
+      format: ARCHIVE_FORMAT,
+      version: ARCHIVE_VERSION,
+      createdAt: new Date().toISOString(),
+      source: { database: db.kind, serverVersion: server.rows[0]?.v ?? 'unknown' },
+      objects: { count: objects, bytes: objectBytes },
+    };
     const tar = new TarWriter(out);
     const checksums: Record<string, number> = {};
     await tar.add('manifest.json', [Buffer.from(JSON.stringify(manifest, null, 2))]);
-    let crc = 0;
-    for (const chunk of dump.chunks) crc = crc32(chunk, crc);
-    checksums['database.sql'] = crc;
-    await tar.add('database.sql', dump.chunks);
-    const buffer = Buffer.allocUnsafe(CHUNK);
+    const pair = buffers();
     for (const [i, version] of versions.entries()) {
       const source = await open(objectFile(storageDir, version), 'r');
       try {
         let sum = 0;
-        const info = await source.stat();
-        await tar.addFile(
-          `objects/${version}`,
-          source,
-          sizes[i] as number,
-          info.mtime,
-          (chunk) => {
-            sum = crc32(chunk, sum);
-          },
-          buffer,
-        );
+        const { mtime } = await source.stat();
+        const count = (chunk: Buffer) => {
+          sum = crc32(chunk, sum);
+        };
+        await tar.addFile(`objects/${version}`, source, sizes[i] as number, mtime, count, pair);
         checksums[`objects/${version}`] = sum;
       } finally {
         await source.close();
       }
     }
+    const dump = await dumped;
+    let crc = 0;
+    for (const chunk of dump.chunks) crc = crc32(chunk, crc);
+    checksums['database.sql'] = crc;
+    await tar.add('database.sql', dump.chunks);
     await tar.add('checksums.json', [Buffer.from(JSON.stringify(checksums))]);
     await tar.finish();
-    await out.sync();
+    await out.close();
+    await rename(partial, file);
+    return { tables: dump.tables, rows: dump.rows, objects, objectBytes };
   } catch (error) {
     await out.close().catch(() => {});
     await rm(partial, { force: true });
+    await dumped.catch(() => {});
     throw error;
   }
-  await out.close();
-  await rename(partial, file);
-  return {
-    tables: dump.tables,
-    rows: dump.rows,
-    objects: versions.length,
-    objectBytes: manifest.objects.bytes,
-  };
 }
 
 /** Reads and checks an archive's manifest, or says why the file is not one we can read. */
@@ -144,11 +147,64 @@ function checkManifest(text: Buffer, file: string): ArchiveManifest {
   return manifest as ArchiveManifest;
 }
 
+/** The entries of an archive, found by reading its headers only, and checked for shape. */
+async function readIndex(input: FileHandle, size: number, file: string) {
+  const tar = new TarReader(input, size);
+  let first: TarEntry | null;
+  try {
+    first = await tar.next();
+  } catch {
+    throw new DataError(`${file} is not a backend-server archive (not a tar file)`);
+  }
+  if (first?.name !== 'manifest.json' || first.size > 1 << 20) {
+    throw new DataError(`${file} is not a backend-server archive (no manifest.json first)`);
+  }
+  const manifest = checkManifest(await tar.read(first), file);
+  const objects: { version: string; entry: TarEntry }[] = [];
+  let sql: TarEntry | null = null;
+  let sums: TarEntry | null = null;
+  for (;;) {
+    let entry: TarEntry | null;
+    try {
+      entry = await tar.next();
+    } catch (error) {
+      if (error instanceof TarError) throw new DataError(`${file} is damaged: ${error.message}`);
+      throw error;
+    }
+    if (!entry) break;
+    if (entry.name === 'database.sql') sql = entry;
+    else if (entry.name === 'checksums.json') sums = entry;
+    else {
+      const version = entry.name.startsWith('objects/') ? entry.name.slice(8) : '';
+      if (!VERSION_ID.test(version))
+        throw new DataError(`${file} is damaged: unexpected entry ${entry.name}`);
+      objects.push({ version, entry });
+    }
+  }
+  if (!sums) throw new DataError(`${file} is cut short (checksums.json is missing)`);
+  if (!sql) throw new DataError(`${file} is damaged: database.sql is missing`);
+  const checksums = JSON.parse((await tar.read(sums)).toString('utf8')) as Record<string, number>;
+  if (
+    objects.length !== manifest.objects.count ||
+    Object.keys(checksums).length !== objects.length + 1
+  ) {
+    throw new DataError(
+      `${file} is damaged: it holds ${objects.length} objects, its manifest says ${manifest.objects.count}`,
+    );
+  }
+  const script = await tar.read(sql);
+  if (checksums['database.sql'] !== crc32(script)) {
+    throw new DataError(`${file} is damaged: database.sql does not match its checksum`);
+  }
+  return { manifest, objects, script, checksums };
+}
+
 /**
- * Replaces the database's project data and the stored objects with an archive's. Every
- * entry is read and checked (manifest, checksums, completeness) into a staging folder
- * before the database changes; the database changes in one transaction; the objects folder
- * is swapped after it commits. A bad archive changes nothing.
+ * Replaces the database's project data and the stored objects with an archive's. The whole
+ * archive is checked (manifest, format version, completeness, every checksum) before anything
+ * changes for good: the objects are extracted into a staging folder while the database is
+ * loaded in one transaction, which commits only once every object matched its checksum; the
+ * objects folder is swapped after the commit. A bad archive changes nothing.
  */
 export async function importArchive(
   db: Database,
@@ -161,80 +217,45 @@ export async function importArchive(
   const input = await open(file, 'r');
   await mkdir(storageDir, { recursive: true });
   const staging = join(storageDir, `.import-${randomBytes(6).toString('hex')}`);
+  let cancelled = false;
+  let extraction: Promise<DataError | null> = Promise.resolve(null);
   try {
-    const tar = new TarReader(input, info.size);
-    const read = async () => {
-      try {
-        return await tar.next();
-      } catch (error) {
-        if (error instanceof TarError) throw new DataError(`${file} is damaged: ${error.message}`);
-        throw error;
-      }
-    };
-    let first: Awaited<ReturnType<TarReader['next']>>;
-    try {
-      first = await tar.next();
-    } catch {
-      throw new DataError(`${file} is not a backend-server archive (not a tar file)`);
-    }
-    if (first?.name !== 'manifest.json' || first.size > 1 << 20) {
-      throw new DataError(`${file} is not a backend-server archive (no manifest.json first)`);
-    }
-    const manifest = checkManifest(await tar.read(first), file);
-    const sql = await read();
-    if (sql?.name !== 'database.sql')
-      throw new DataError(`${file} is damaged: database.sql is missing`);
-    const script = await tar.read(sql);
-    const sums: Record<string, number> = { 'database.sql': crc32(script) };
-    const buffer = Buffer.allocUnsafe(CHUNK);
-    let objects = 0;
-    let checksums: Record<string, number> | null = null;
-    for (;;) {
-      const entry = await read();
-      if (!entry) break;
-      if (entry.name === 'checksums.json') {
-        checksums = JSON.parse((await tar.read(entry)).toString('utf8')) as Record<string, number>;
-        continue;
-      }
-      const version = entry.name.startsWith('objects/') ? entry.name.slice(8) : '';
-      if (!VERSION_ID.test(version))
-        throw new DataError(`${file} is damaged: unexpected entry ${entry.name}`);
-      const target = objectFile(staging, version);
-      await mkdir(dirname(target), { recursive: true });
-      const out = await open(target, 'wx');
-      try {
+    const { manifest, objects, script, checksums } = await readIndex(input, info.size, file);
+    extraction = (async () => {
+      const pair = buffers();
+      for (const { version, entry } of objects) {
+        if (cancelled) return null;
+        const target = objectFile(staging, version);
+        await mkdir(dirname(target), { recursive: true });
+        const out = await open(target, 'wx');
         let sum = 0;
-        let done = 0;
-        while (done < entry.size) {
-          const want = Math.min(buffer.length, entry.size - done);
-          const { bytesRead } = await input.read(buffer, 0, want, entry.offset + done);
-          if (bytesRead === 0) throw new DataError(`${file} is cut short in ${entry.name}`);
-          const chunk = buffer.subarray(0, bytesRead);
-          sum = crc32(chunk, sum);
-          await out.write(chunk, 0, bytesRead);
-          done += bytesRead;
+        try {
+          await copyBytes(input, entry.offset, entry.size, pair, async (chunk) => {
+            sum = crc32(chunk, sum);
+            await out.write(chunk, 0, chunk.length);
+          });
+        } finally {
+          await out.close();
         }
-        sums[entry.name] = sum;
-      } finally {
-        await out.close();
+        if (checksums[entry.name] !== sum) {
+          return new DataError(`${file} is damaged: ${entry.name} does not match its checksum`);
+        }
       }
-      objects += 1;
-    }
-    if (!checksums) throw new DataError(`${file} is cut short (checksums.json is missing)`);
-    if (objects !== manifest.objects.count || Object.keys(checksums).length !== objects + 1) {
-      throw new DataError(
-        `${file} is damaged: it holds ${objects} objects, its manifest says ${manifest.objects.count}`,
-      );
-    }
-    for (const [name, sum] of Object.entries(sums)) {
-      if (checksums[name] !== sum)
-        throw new DataError(`${file} is damaged: ${name} does not match its checksum`);
-    }
+      return null;
+    })().catch((error: unknown) =>
+      error instanceof DataError
+        ? error
+        : new DataError(`${file} is damaged: ${(error as Error).message}`),
+    );
 
+    let rows = 0;
+    let tables = 0;
     try {
       await db.transaction(async (tx) => {
         await wipeDatabase(tx, platformSql);
-        await applyScript(tx, script);
+        const loaded = await applyScript(tx, script);
+        rows = loaded.rows;
+        tables = loaded.tables;
         await tx.exec(
           `do $$ begin
              if to_regproc('realtime.sync_capture_triggers') is not null then
@@ -242,6 +263,9 @@ export async function importArchive(
              end if;
            end $$`,
         );
+        // Commit only once every object is staged and matched its checksum.
+        const failed = await extraction;
+        if (failed) throw failed;
       });
     } catch (error) {
       if (error instanceof DataError) throw error;
@@ -252,13 +276,10 @@ export async function importArchive(
       await db.exec(RESET_AFTER_DUMP).catch(() => {});
     }
     await replaceObjects(storageDir, staging);
-    return {
-      tables: manifest.database.tables,
-      rows: manifest.database.rows,
-      objects,
-      objectBytes: manifest.objects.bytes,
-    };
+    return { tables, rows, objects: objects.length, objectBytes: manifest.objects.bytes };
   } finally {
+    cancelled = true;
+    await extraction;
     await input.close();
     await rm(staging, { recursive: true, force: true });
   }

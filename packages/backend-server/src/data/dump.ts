@@ -23,7 +23,10 @@ export interface DumpOptions {
   data?: boolean;
   /** Only these app schemas (default: every schema that is not Postgres's or the platform's). */
   schemas?: readonly string[] | null;
-  /** Runs inside the dump's snapshot (the archive reads which object versions it holds). */
+  /**
+   * Runs first inside the dump's snapshot (the archive reads there which object versions
+   * it holds, so its files match the rows, and copies them while the dump goes on).
+   */
   onSnapshot?: (tx: Transaction) => Promise<void>;
 }
 
@@ -101,6 +104,7 @@ export async function dumpDatabase(db: Database, options: DumpOptions = {}): Pro
   await db.transaction(async (tx: Transaction) => {
     await tx.query('set transaction isolation level repeatable read, read only');
     await tx.query(`select set_config('search_path', 'pg_catalog', true)`);
+    await options.onSnapshot?.(tx);
     const schemas = await readSchemas(tx, options.schemas ?? null);
     const what = withSchema && withData ? 'schema and data' : withSchema ? 'schema' : 'data';
     text(
@@ -138,7 +142,6 @@ export async function dumpDatabase(db: Database, options: DumpOptions = {}): Pro
       if (post.length > 0) text(`${post.join('\n')}\n\n`);
     }
     text(`${DUMP_END}\n`);
-    await options.onSnapshot?.(tx);
   });
   return { chunks, bytes, tables, rows };
 }

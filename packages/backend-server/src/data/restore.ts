@@ -79,7 +79,10 @@ export function isOurDump(script: Uint8Array): boolean {
  * Runs a SQL script inside `tx`: statements as they are, COPY blocks through the driver.
  * A dump of ours must end with its completion line (else it was cut short).
  */
-export async function applyScript(tx: Transaction, script: Uint8Array): Promise<void> {
+export async function applyScript(
+  tx: Transaction,
+  script: Uint8Array,
+): Promise<{ tables: number; rows: number }> {
   if (isOurDump(script)) {
     const tail = Buffer.from(script.buffer, script.byteOffset, script.byteLength)
       .toString('utf8', Math.max(0, script.byteLength - DUMP_END.length - 2))
@@ -87,10 +90,18 @@ export async function applyScript(tx: Transaction, script: Uint8Array): Promise<
     if (!tail.endsWith(DUMP_END))
       throw new DataError('the dump is cut short (its last line is missing)');
   }
+  let tables = 0;
+  let rows = 0;
   for (const part of splitScript(script)) {
     if ('sql' in part) await tx.exec(part.sql);
-    else await tx.copyIn(part.copy, part.data);
+    else {
+      await tx.copyIn(part.copy, part.data);
+      tables += 1;
+      const data = Buffer.from(part.data.buffer, part.data.byteOffset, part.data.byteLength);
+      for (let at = data.indexOf(10); at !== -1; at = data.indexOf(10, at + 1)) rows += 1;
+    }
   }
+  return { tables, rows };
 }
 
 /** Session settings a dump changes, put back after it ran (the connection is shared). */

@@ -77,26 +77,46 @@ export class TarWriter {
     size: number,
     mtime: Date,
     onChunk: (chunk: Buffer) => void,
-    buffer: Buffer,
+    buffers: [Buffer, Buffer],
   ): Promise<void> {
     await this.#write(header(name, size, mtime));
-    let left = size;
-    let at = 0;
-    while (left > 0) {
-      const { bytesRead } = await source.read(buffer, 0, Math.min(buffer.length, left), at);
-      if (bytesRead === 0) throw new Error(`${name}: the file is shorter than ${size} bytes`);
-      const chunk = buffer.subarray(0, bytesRead);
+    await copyBytes(source, 0, size, buffers, async (chunk) => {
       onChunk(chunk);
       await this.#write(chunk);
-      left -= bytesRead;
-      at += bytesRead;
-    }
+    });
     await this.#write(ZEROS.subarray(0, padding(size)));
   }
 
   /** The end-of-archive marker. */
   async finish(): Promise<void> {
     await this.#write(ZEROS);
+  }
+}
+
+/**
+ * Reads `size` bytes of `source` from `offset` and hands them to `sink` in order, reading
+ * the next chunk while the sink writes the last one (two buffers).
+ */
+export async function copyBytes(
+  source: FileHandle,
+  offset: number,
+  size: number,
+  buffers: [Buffer, Buffer],
+  sink: (chunk: Buffer) => Promise<void>,
+): Promise<void> {
+  let done = 0;
+  let turn = 0;
+  const read = (at: number, buffer: Buffer) =>
+    source.read(buffer, 0, Math.min(buffer.length, size - at), offset + at);
+  let pending = size > 0 ? read(0, buffers[0]) : null;
+  while (pending) {
+    const buffer = buffers[turn] as Buffer;
+    const { bytesRead } = await pending;
+    if (bytesRead === 0) throw new TarError(`the data ends ${size - done} bytes early`);
+    done += bytesRead;
+    turn = 1 - turn;
+    pending = done < size ? read(done, buffers[turn] as Buffer) : null;
+    await sink(buffer.subarray(0, bytesRead));
   }
 }
 

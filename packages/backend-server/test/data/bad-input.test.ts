@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportArchive, importArchive } from '../../src/data/archive';
 import { DataError } from '../../src/data/restore';
-import { TarWriter } from '../../src/data/tar';
+import { type TarEntry, TarReader, TarWriter } from '../../src/data/tar';
 import { platformScripts, type RunningServer } from '../../src/server';
 import { databaseKind, startTestServer } from '../support/server';
 import {
@@ -54,6 +54,19 @@ async function refused(file: string, message: RegExp) {
   expect(await objectSums(server, Object.keys(sums))).toEqual(sums);
   // No staging folder is left behind.
   expect(readdirSync(server.storageDir).filter((n) => n.startsWith('.'))).toEqual([]);
+}
+
+/** The entries of a tar file, read through its headers. */
+async function entries(path: string): Promise<TarEntry[]> {
+  const handle = await open(path, 'r');
+  try {
+    const reader = new TarReader(handle, (await handle.stat()).size);
+    const out: TarEntry[] = [];
+    for (let e = await reader.next(); e; e = await reader.next()) out.push(e);
+    return out;
+  } finally {
+    await handle.close();
+  }
 }
 
 /** A tar with the given entries. */
@@ -107,8 +120,10 @@ describe(`bad archives change nothing (${databaseKind()})`, () => {
 
   it('refuses a damaged archive (one byte changed in an object)', async () => {
     const bytes = await readFile(good);
-    // The big random object is the largest entry: change a byte in its middle.
-    const at = bytes.length - 1024 * 1024 * 2;
+    // Change a byte in the middle of the largest object.
+    const biggest = (await entries(good)).sort((a, b) => b.size - a.size)[0] as TarEntry;
+    expect(biggest.name).toMatch(/^objects\//);
+    const at = biggest.offset + Math.floor(biggest.size / 2);
     bytes[at] = (bytes[at] ?? 0) ^ 0xff;
     const path = join(root, 'damaged.tar');
     await writeFile(path, bytes);
@@ -118,10 +133,11 @@ describe(`bad archives change nothing (${databaseKind()})`, () => {
   it('refuses a damaged header and a truncated archive', async () => {
     const bytes = await readFile(good);
     const header = Buffer.from(bytes);
-    header[512 + 2048 + 3] = 0x41; // inside the second entry's header or data: either is caught
+    const second = (await entries(good))[1] as TarEntry;
+    header[second.offset - 512 + 3] = (header[second.offset - 512 + 3] ?? 0) ^ 0x20; // a letter of its name
     const headerPath = join(root, 'header.tar');
     await writeFile(headerPath, header);
-    await refused(headerPath, /damaged|cut short/);
+    await refused(headerPath, /damaged: damaged entry header at byte \d+/);
     const cut = join(root, 'cut.tar');
     await writeFile(cut, bytes);
     await truncate(cut, Math.floor(bytes.length / 2));
