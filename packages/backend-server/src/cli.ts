@@ -222,6 +222,7 @@ async function main(argv: string[]): Promise<number> {
       `  Realtime:         ${server.url.replace(/^http/, 'ws')}/realtime/v1`,
       `  Console:          ${server.consoleUrl ?? 'not served (see --console-remote)'}`,
       `  Mail outbox:      ${server.mailUrl ?? `${server.url}/_dev/mail (service_role key)`}`,
+      `  SMS outbox:       ${server.url}/_dev/sms (service_role key; the console's Mail screen, SMS tab)`,
       `  JWT secret:       ${server.jwtSecret}`,
       `  signing key:      ${signingKeyLine(server.signingKeys.current())}`,
       `  publishable key:  ${server.publishableKey}`,
