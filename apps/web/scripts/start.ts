@@ -80,7 +80,8 @@ console.log(`
   Demo account:  demo@example.com / drive-demo-password
   Backend:       ${backend.url} (anon key ${backend.anonKey.slice(0, 16)}…)
   Signing key:   ${backend.signingKeys.current().alg} ${backend.signingKeys.current().kid}
-  Mail outbox:   ${backend.url}/_dev/mail (sign-up confirmations, password resets)
+  Console:       ${backend.consoleUrl ?? 'not served'}
+  Mail outbox:   ${backend.mailUrl ?? `${backend.url}/_dev/mail`} (sign-up confirmations, password resets)
 
   Press Ctrl-C to stop.
 `);

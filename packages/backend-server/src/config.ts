@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -166,6 +167,25 @@ export interface ImageTransformationOptions {
   cacheBytes?: number;
 }
 
+/** The local console at `/_console` (see the README's "Console" section). */
+export interface ConsoleOptions {
+  /** Serve the console at all. Default true. */
+  enabled?: boolean;
+  /**
+   * Serve it when the server listens on an address other than loopback. Refused unless a
+   * `password` is set too. Default false.
+   */
+  remote?: boolean;
+  /** Password that unlocks the console from any address (needed with `remote`). */
+  password?: string;
+  /** The console's own secret (default: random per process, printed in the start banner's links). */
+  token?: string;
+  /** The built console app (default: `apps/console/dist` of this repository, when built). */
+  assetsDir?: string;
+  /** Entries the live log keeps in memory. Default 5000. */
+  logCapacity?: number;
+}
+
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
   /**
@@ -229,6 +249,12 @@ export interface StartServerOptions {
   storage?: StorageOptions;
   realtime?: RealtimeOptions;
   functions?: FunctionsOptions;
+  console?: ConsoleOptions;
+  /**
+   * An archive (`backend-server export`) loaded into the database at start, replacing its
+   * project data and stored files, before migrations run (the Firebase emulators' `--import`).
+   */
+  importFile?: string;
   /** Log requests and mails to the console. Default false. */
   log?: boolean;
 }
@@ -280,6 +306,14 @@ export interface ServerConfig {
     cpuTimeMs: number;
     /** Global default (null: not set) and per-name overrides. */
     verifyJwt: { all: boolean | null; byName: Record<string, boolean> };
+  };
+  console: {
+    enabled: boolean;
+    remote: boolean;
+    password: string | null;
+    token: string;
+    assetsDir: string | null;
+    logCapacity: number;
   };
   log: boolean;
 }
@@ -383,7 +417,24 @@ export async function resolveConfig(given: StartServerOptions = {}): Promise<Ser
       signedUploadExpiry: options.storage?.signedUploadExpiry ?? 60,
       imageTransformation: resolveImageTransformation(options.storage?.imageTransformation ?? {}),
     },
+    console: resolveConsole(options.console ?? {}),
     log: options.log ?? false,
+  };
+}
+
+function resolveConsole(options: ConsoleOptions): ServerConfig['console'] {
+  const logCapacity = options.logCapacity ?? 5000;
+  if (!(Number.isInteger(logCapacity) && logCapacity >= 1))
+    throw new Error('console.logCapacity must be a positive integer');
+  if (options.token !== undefined && options.token.length < 16)
+    throw new Error('console.token must be at least 16 characters long');
+  return {
+    enabled: options.enabled ?? true,
+    remote: options.remote ?? false,
+    password: options.password || null,
+    token: options.token ?? randomBytes(24).toString('base64url'),
+    assetsDir: abs(options.assetsDir),
+    logCapacity,
   };
 }
 
