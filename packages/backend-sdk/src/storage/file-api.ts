@@ -488,20 +488,33 @@ export class FileApi {
   }
 
   async #signEach(paths: string[], expiresIn: number, options: UrlOptions) {
-    const out: Array<{ path: string | null; signedUrl: string | null; error: string | null }> = [];
+    type Entry = {
+      error: string | null;
+      path: string | null;
+      signedURL: string | null;
+      signedUrl: string | null;
+    };
+    const out: Entry[] = [];
     for (let i = 0; i < paths.length; i += 8) {
       const batch = paths.slice(i, i + 8);
       const results = await Promise.all(
-        batch.map((p) => this.createSignedUrl(p, expiresIn, options)),
+        batch.map((p) =>
+          this.#post(
+            `/object/sign/${this.#key(p)}`,
+            { expiresIn, transform: options.transform },
+            (r: { signedURL: string }) => r.signedURL,
+          ),
+        ),
       );
       for (const [j, r] of results.entries()) {
         // A path that does not exist (or is hidden) is an entry's error, as in the batch
         // answer; anything else (network, auth) fails the call.
         if (r.error && r.error.code !== 'NoSuchKey') return { data: null, error: r.error };
         out.push({
-          path: batch[j] ?? null,
-          signedUrl: r.data?.signedUrl ?? null,
           error: r.error ? NOT_FOUND : null,
+          path: batch[j] ?? null,
+          signedURL: r.data,
+          signedUrl: r.data === null ? null : this.#absolute(r.data, options),
         });
       }
     }

@@ -156,6 +156,10 @@ describe('storage transform', () => {
       [second, null],
     ]);
     expect(data?.[1]?.signedUrl).toBeNull();
+    // The official batch entry shape: the relative `signedURL` too.
+    expect(data?.[0]).toMatchObject({
+      signedURL: expect.stringMatching(new RegExp(`^/render/image/sign/pics/${photo}\\?token=`)),
+    });
     for (const entry of [data?.[0], data?.[2]]) {
       expect(entry?.signedUrl).toMatch(
         /\/render\/image\/sign\/pics\/.+\?token=[^&]+&cacheNonce=n1$/,

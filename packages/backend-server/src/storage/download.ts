@@ -1,10 +1,16 @@
 import type { FileHandle } from 'node:fs/promises';
-import { asRequest } from '../db/index';
+import type { Caller } from './auth';
 import { callerOf, json, type StorageContext, type StorageRequest } from './context';
 import { fileStream } from './disk';
 import { ERR } from './errors';
 import { checkBucketName, checkKey } from './names';
-import { bucketLimits, findObject, type ObjectRow } from './objects';
+import {
+  bucketLimits,
+  findAsCaller,
+  findObject,
+  findPublicObject,
+  type ObjectRow,
+} from './objects';
 import { verifyDownload } from './tokens';
 
 /** How a download finds its row: as the caller (RLS), or as the platform. */
@@ -124,7 +130,7 @@ export async function callerLookup(
 ): Promise<Lookup> {
   names(bucket, key);
   const caller = await callerOf(s, r);
-  return () => asRequest(s.db, caller.ctx, (tx) => findObject(tx, bucket, key), { readOnly: true });
+  return () => findAsCaller(s.db, caller, bucket, key);
 }
 
 /** GET/HEAD /object[/authenticated]/:bucket/:key — as the caller (RLS SELECT). */
@@ -143,15 +149,8 @@ export function publicLookup(bucket: string, key: string, s: StorageContext): Lo
   return () => findPublic(s, bucket, key);
 }
 
-async function findPublic(
-  s: StorageContext,
-  bucket: string,
-  key: string,
-): Promise<ObjectRow | null> {
-  const limits = await bucketLimits(s.db, bucket);
-  if (!limits.public) throw ERR.noSuchBucket();
-  return findObject(s.db, bucket, key);
-}
+const findPublic = (s: StorageContext, bucket: string, key: string) =>
+  findPublicObject(s.db, bucket, key);
 
 /** GET/HEAD /object/public/:bucket/:key — no auth; the bucket must be public. */
 export async function downloadPublic(
@@ -189,23 +188,29 @@ export async function downloadSigned(
   return serve(s, r, lookup, { expires });
 }
 
-/** GET /object/info[/authenticated|/public]/:bucket/:key */
+/**
+ * GET /object/info/{authenticated|public}/:bucket/:key, and /object/info/:bucket/:key
+ * (`any`: a missing or bad token reads as anon there), as the hosted service: objects of a
+ * public bucket are read as the platform, others as the caller (RLS); without a valid token
+ * only public buckets answer.
+ */
 export async function objectInfo(
   s: StorageContext,
   r: StorageRequest,
-  access: 'authenticated' | 'public',
+  access: 'authenticated' | 'public' | 'any',
   bucket: string,
   key: string,
 ): Promise<Response> {
   names(bucket, key);
-  let row: ObjectRow | null;
-  if (access === 'public') row = await findPublic(s, bucket, key);
-  else {
-    const caller = await callerOf(s, r);
-    row = await asRequest(s.db, caller.ctx, (tx) => findObject(tx, bucket, key), {
-      readOnly: true,
-    });
-  }
+  const limits = await bucketLimits(s.db, bucket);
+  let caller: Caller | null = null;
+  if (access === 'authenticated') caller = await callerOf(s, r);
+  else if (access === 'any') caller = await callerOf(s, r).catch(() => null);
+  if (!caller && !limits.public) throw ERR.noSuchBucket();
+  const row =
+    limits.public || !caller
+      ? await findObject(s.db, bucket, key)
+      : await findAsCaller(s.db, caller, bucket, key);
   if (!row) throw ERR.noSuchKey();
   const meta = row.metadata;
   return json({

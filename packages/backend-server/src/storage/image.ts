@@ -44,7 +44,7 @@ export interface Rendered {
   format: OutputFormat;
 }
 
-type SharpFactory = (input: Buffer, options?: SharpOptions) => Sharp;
+type SharpFactory = (input: string | Buffer, options?: SharpOptions) => Sharp;
 let loading: Promise<SharpFactory> | null = null;
 
 /** sharp (and libvips) is loaded on the first render only, so the server starts fast. */
@@ -69,47 +69,65 @@ export const RENDER_ERRORS = {
   timeout: () => renderError(408, 'Image request timed out'),
 };
 
-/** Source formats that are written back as themselves for `origin`. */
-const KEEP: Record<string, OutputFormat> = {
+/**
+ * Whether `head` (the first 16 bytes) starts a JPEG, PNG, GIF, WebP, TIFF or HEIF/AVIF
+ * file: formats that reference nothing outside themselves.
+ */
+export function isRaster(head: Buffer): boolean {
+  const ascii = (from: number, to: number) => head.toString('latin1', from, to);
+  return (
+    (head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) ||
+    ascii(0, 8) === '\x89PNG\r\n\x1a\n' ||
+    ascii(0, 4) === 'GIF8' ||
+    (ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP') ||
+    ascii(0, 4) === 'II*\0' ||
+    ascii(0, 4) === 'MM\0*' ||
+    ascii(4, 8) === 'ftyp'
+  );
+}
+
+/** sharp's name of an output format → ours (`heif` output is AVIF-coded here). */
+const OUTPUT_NAMES: Record<string, OutputFormat> = {
   jpeg: 'jpeg',
   png: 'png',
   webp: 'webp',
   gif: 'gif',
   tiff: 'tiff',
   heif: 'avif',
+  avif: 'avif',
 };
 
-function originFormat(input: string | undefined, compression: string | undefined, alpha: boolean) {
-  if (input === 'heif') return compression === 'av1' ? 'avif' : alpha ? 'png' : 'jpeg';
-  return (input && KEEP[input]) || (alpha ? 'png' : 'jpeg');
-}
+/** A source that no longer exists on disk (replaced or deleted meanwhile). */
+export class SourceGone extends Error {}
 
-function mapSharpError(error: unknown): StorageError {
+function mapSharpError(error: unknown): Error {
   const message = error instanceof Error ? error.message : String(error);
+  if (/Input file is missing/i.test(message)) return new SourceGone(message);
   if (/pixel limit/i.test(message)) return RENDER_ERRORS.tooManyPixels();
   if (/timeout/i.test(message)) return RENDER_ERRORS.timeout();
   return RENDER_ERRORS.invalidSource();
 }
 
 /**
- * Renders `input` with (clamped) options into the chosen format, with sharp (libvips works
- * on its own threads, so the event loop stays free). A source that is not an image, is
- * corrupt, or is over the limits gives the hosted 400 error, never a crash.
+ * Renders an image (a raster file's path, or bytes) with (clamped) options into the chosen
+ * format, with sharp: libvips reads, decodes, resizes and encodes on its own threads, so the
+ * event loop stays free. For `origin` the encoder options are set for
+ * every format without forcing one, so the source's own format comes out (SVG becomes PNG;
+ * a format we do not answer with becomes PNG or JPEG). A source that is not an image, is
+ * corrupt, or is over the pixel limit gives the hosted 400 error, never a crash.
  */
 export async function renderImage(
-  input: Buffer,
+  input: string | Buffer,
   t: Transform,
   choice: FormatChoice,
   limits: ImageLimits,
 ): Promise<Rendered> {
-  if (input.byteLength > limits.maxSourceBytes) throw RENDER_ERRORS.tooLarge();
   const sharp = await loadSharp();
-  try {
-    const image = sharp(input, { limitInputPixels: limits.maxSourcePixels, failOn: 'error' });
-    const meta = await image.metadata();
-    const format: OutputFormat =
-      choice === 'origin' ? originFormat(meta.format, meta.compression, meta.hasAlpha) : choice;
-    image.autoOrient().timeout({ seconds: limits.timeoutSeconds });
+  const quality = t.quality ?? 80;
+  const pipeline = () => {
+    const image = sharp(input, { limitInputPixels: limits.maxSourcePixels, failOn: 'error' })
+      .autoOrient()
+      .timeout({ seconds: limits.timeoutSeconds });
     if (t.width || t.height) {
       image.resize({
         width: t.width,
@@ -118,14 +136,30 @@ export async function renderImage(
         withoutEnlargement: true,
       });
     }
-    const quality = t.quality ?? 80;
-    if (format === 'jpeg') image.jpeg({ quality });
-    else if (format === 'webp') image.webp({ quality });
-    else if (format === 'avif') image.avif({ quality: t.quality ?? 60 });
-    else if (format === 'png') image.png();
-    else if (format === 'gif') image.gif();
-    else image.tiff({ quality });
-    return { data: await image.toBuffer(), format };
+    return image;
+  };
+  try {
+    const image = pipeline();
+    const force = choice !== 'origin';
+    if (choice === 'webp') image.webp({ quality });
+    else if (choice === 'avif') image.avif({ quality: t.quality ?? 60 });
+    else {
+      image
+        .jpeg({ quality, force })
+        .webp({ quality, force })
+        .avif({ quality: t.quality ?? 60, force })
+        .png({ force })
+        .gif({ force })
+        .tiff({ quality, force });
+    }
+    const { data, info } = await image.toBuffer({ resolveWithObject: true });
+    const format = OUTPUT_NAMES[info.format];
+    if (format) return { data, format };
+    // A source format we do not answer with (e.g. raw or PDF): PNG with alpha, else JPEG.
+    const fallback = info.hasAlpha ? 'png' : 'jpeg';
+    const again = pipeline();
+    const out = await (fallback === 'png' ? again.png() : again.jpeg({ quality })).toBuffer();
+    return { data: out, format: fallback };
   } catch (error) {
     throw mapSharpError(error);
   }

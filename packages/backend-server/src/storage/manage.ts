@@ -15,7 +15,7 @@ import {
   bucketLimits,
   collectRetired,
   commitObject,
-  findObject,
+  findAsCaller,
   OBJECT_COLUMNS,
   sizeLimit,
 } from './objects';
@@ -112,9 +112,7 @@ export async function copyObject(s: StorageContext, r: StorageRequest): Promise<
   const body = await readJson(r.req);
   const m = moveBody(body);
   const upsert = r.req.headers.get('x-upsert') === 'true';
-  const source = await asRequest(s.db, caller.ctx, (tx) => findObject(tx, m.bucket, m.source), {
-    readOnly: true,
-  });
+  const source = await findAsCaller(s.db, caller, m.bucket, m.source);
   if (!source?.version) throw ERR.noSuchKey();
   const limits = await bucketLimits(s.db, m.target);
   const meta = source.metadata;
@@ -183,9 +181,7 @@ export async function signObject(
   const body = await readJson(r.req);
   const seconds = expiresIn(body);
   const transform = transformOf(body);
-  const row = await asRequest(s.db, caller.ctx, (tx) => findObject(tx, bucket, key), {
-    readOnly: true,
-  });
+  const row = await findAsCaller(s.db, caller, bucket, key);
   if (!row) throw ERR.noSuchKey();
   const url = `${bucket}/${key}`;
   const render = s.render && hasTransform(transform);

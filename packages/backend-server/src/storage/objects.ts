@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { asRequest, type Database, type Queryable, type Transaction } from '../db/index';
+import {
+  asRequest,
+  type Database,
+  type Queryable,
+  readAsRequest,
+  type Transaction,
+} from '../db/index';
 import { type Caller, ownerUuid } from './auth';
 import type { DiskStore } from './disk';
 import { ERR } from './errors';
@@ -72,17 +78,55 @@ export interface ObjectMetadata {
 export const OBJECT_COLUMNS = `id, name, bucket_id, version, owner_id, metadata, user_metadata,
   ${iso('created_at')}, ${iso('updated_at')}, ${iso('last_accessed_at')}`;
 
+const FIND_OBJECT = `select ${OBJECT_COLUMNS} from storage.objects where bucket_id = $1 and name = $2`;
+
 /** One object by bucket and key, as whoever `q` runs as (RLS SELECT), or null. */
 export async function findObject(
   q: Queryable,
   bucket: string,
   name: string,
 ): Promise<ObjectRow | null> {
-  const { rows } = await q.query<ObjectRow>(
-    `select ${OBJECT_COLUMNS} from storage.objects where bucket_id = $1 and name = $2`,
-    [bucket, name],
-  );
+  const { rows } = await q.query<ObjectRow>(FIND_OBJECT, [bucket, name]);
   return rows[0] ?? null;
+}
+
+/**
+ * One object as the caller (RLS SELECT decides), or null: the request's role and claims and
+ * the statement in one read-only round trip.
+ */
+export async function findAsCaller(
+  db: Database,
+  caller: Caller,
+  bucket: string,
+  name: string,
+): Promise<ObjectRow | null> {
+  const [result] = await readAsRequest(db, caller.ctx, [
+    { text: FIND_OBJECT, params: [bucket, name] },
+  ]);
+  return (result?.rows[0] as ObjectRow | undefined) ?? null;
+}
+
+const FIND_PUBLIC = `select b.public as bucket_public, o.*
+  from storage.buckets b
+  left join lateral (${FIND_OBJECT.replace('$1', 'b.id')}) o on true
+ where b.id = $1`;
+
+/**
+ * One object of a public bucket, read as the platform: NoSuchBucket when the bucket is
+ * missing or not public, else the row or null (one statement).
+ */
+export async function findPublicObject(
+  db: Database,
+  bucket: string,
+  name: string,
+): Promise<ObjectRow | null> {
+  // A read batch: its statements are prepared once per connection.
+  const [result] = await db.readBatch([{ text: FIND_PUBLIC, params: [bucket, name] }]);
+  if (!result?.ok) throw result?.error;
+  const row = result.value.rows[0] as (ObjectRow & { bucket_public: boolean }) | undefined;
+  if (!row?.bucket_public) throw ERR.noSuchBucket();
+  const { bucket_public: _, ...object } = row;
+  return object.id ? (object as ObjectRow) : null;
 }
 
 /** How a write treats an existing object. */

@@ -7,16 +7,25 @@ const VERSION = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const ENTRY = /^([0-9a-f]{32})\.([a-z]+)$/;
 
 interface Entry {
+  key: string;
   version: string;
   file: string;
   format: OutputFormat;
   size: number;
+  /** The bytes, kept in memory for small variants (thumbnails), most recently used. */
+  data?: Buffer;
 }
+
+/** Variants up to this size are also kept in memory… */
+const HOT_ENTRY = 256 * 1024;
+/** …up to this much in all. */
+const HOT_BYTES = 64 * 1024 * 1024;
 
 /**
  * Rendered variants on disk, `<root>/<xx>/<version>/<hash>.<ext>`, keyed by the object
  * version (a new upload is a new version) and the request's canonical options. An index in
- * memory knows every entry, least recently used first; past `maxBytes` the oldest go.
+ * memory knows every entry, least recently used first; past `maxBytes` the oldest go. Small
+ * variants are kept in memory too (64 MiB in all), so a hit of a thumbnail reads no file.
  * `dropVersion` removes every variant of a version (the object was replaced, moved or
  * deleted); the startup scan removes those of versions no row references.
  */
@@ -24,6 +33,7 @@ export class RenderCache {
   private readonly entries = new Map<string, Entry>();
   private readonly byVersion = new Map<string, Set<string>>();
   private bytes = 0;
+  private hotBytes = 0;
   private readonly tmp: string;
 
   constructor(
@@ -65,7 +75,8 @@ export class RenderCache {
           }
           const file = join(dir, name);
           const { size } = await stat(file);
-          this.add(`${version}/${match[1]}`, { version, file, format, size });
+          const key = `${version}/${match[1]}`;
+          this.add(key, { key, version, file, format, size });
         }
       }
     }
@@ -89,6 +100,7 @@ export class RenderCache {
     if (!entry) return undefined;
     this.entries.delete(key);
     this.bytes -= entry.size;
+    if (entry.data) this.hotBytes -= entry.size;
     const keys = this.byVersion.get(entry.version);
     keys?.delete(key);
     if (keys?.size === 0) this.byVersion.delete(entry.version);
@@ -100,15 +112,31 @@ export class RenderCache {
     const { key } = this.keyOf(version, variant);
     const entry = this.entries.get(key);
     if (!entry) return null;
+    // Most recently used last.
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    if (entry.data) return { data: entry.data, format: entry.format };
     try {
       const data = await readFile(entry.file);
-      // Most recently used last.
-      this.entries.delete(key);
-      this.entries.set(key, entry);
+      this.keepHot(entry, data);
       return { data, format: entry.format };
     } catch {
       this.remove(key);
       return null;
+    }
+  }
+
+  /** Keeps a small variant's bytes in memory, dropping those of the least recently used. */
+  private keepHot(entry: Entry, data: Buffer): void {
+    if (entry.data || data.byteLength > HOT_ENTRY || this.entries.get(entry.key) !== entry) return;
+    entry.data = data;
+    this.hotBytes += entry.size;
+    for (const other of this.entries.values()) {
+      if (this.hotBytes <= HOT_BYTES) break;
+      if (other.data && other !== entry) {
+        other.data = undefined;
+        this.hotBytes -= other.size;
+      }
     }
   }
 
@@ -134,7 +162,15 @@ export class RenderCache {
       await rm(temp, { force: true });
       return;
     }
-    this.add(key, { version, file, format: rendered.format, size: rendered.data.byteLength });
+    const entry: Entry = {
+      key,
+      version,
+      file,
+      format: rendered.format,
+      size: rendered.data.byteLength,
+    };
+    this.add(key, entry);
+    this.keepHot(entry, rendered.data);
     if (!(await stillThere())) await this.dropVersion(version);
     await this.evict();
   }

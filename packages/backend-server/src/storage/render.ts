@@ -1,3 +1,4 @@
+import { open } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import type { StorageContext, StorageRequest } from './context';
 import type { DiskStore } from './disk';
@@ -5,18 +6,20 @@ import {
   callerLookup,
   contentDisposition,
   type Lookup,
-  openObject,
   publicLookup,
   signedLookup,
 } from './download';
 import { ERR } from './errors';
 import {
   chooseFormat,
+  type FormatChoice,
   type ImageLimits,
+  isRaster,
   OUTPUT_TYPES,
   RENDER_ERRORS,
   type Rendered,
   renderImage,
+  SourceGone,
 } from './image';
 import type { ObjectRow } from './objects';
 import type { RenderCache } from './render-cache';
@@ -63,30 +66,64 @@ export function createRenderer(cache: RenderCache, limits: Renderer['limits']): 
   return { cache, limits, flights: new Map(), slots: new Slots(availableParallelism()) };
 }
 
-/** Reads a whole version into memory (sources are small: the size limit is checked first). */
-async function readSource(s: StorageContext, limits: ImageLimits, lookup: Lookup, row: ObjectRow) {
-  let opened: Awaited<ReturnType<typeof openObject>>;
+/**
+ * The input for sharp: the file's path for the raster formats (libvips then reads it on its
+ * own threads), else its bytes. An SVG must never be read from its path: librsvg would let
+ * it embed files beside it, which are other objects' bytes.
+ */
+async function sourceOf(
+  s: StorageContext,
+  limits: ImageLimits,
+  row: ObjectRow,
+): Promise<string | Buffer> {
+  const path = s.disk.pathOf(row.version);
+  const file = await open(path, 'r');
   try {
-    opened = { row, file: await s.disk.openVersion(row.version) };
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    // Replaced meanwhile: look it up again, as a download does.
-    opened = await openObject(s, lookup);
-  }
-  try {
-    const { size } = await opened.file.stat();
+    const size = row.metadata?.size ?? (await file.stat()).size;
     if (size > limits.maxSourceBytes) throw RENDER_ERRORS.tooLarge();
+    const head = Buffer.alloc(16);
+    await file.read(head, 0, head.length, 0);
+    if (isRaster(head)) return path;
     const data = Buffer.allocUnsafe(size);
     let at = 0;
     while (at < size) {
-      const { bytesRead } = await opened.file.read(data, at, size - at, at);
+      const { bytesRead } = await file.read(data, at, size - at, at);
       if (bytesRead === 0) break;
       at += bytesRead;
     }
-    return { row: opened.row, data: data.subarray(0, at) };
+    return data.subarray(0, at);
   } finally {
-    await opened.file.close().catch(() => {});
+    file.close().catch(() => {});
   }
+}
+
+/**
+ * Renders the version `row` names. When its file is gone (replaced or deleted since the
+ * lookup), the object is looked up again, as a download does.
+ */
+async function renderRow(
+  s: StorageContext,
+  renderer: Renderer,
+  lookup: Lookup,
+  first: ObjectRow,
+  t: Transform,
+  choice: FormatChoice,
+): Promise<{ row: ObjectRow; out: Rendered }> {
+  let row: ObjectRow | null = first;
+  for (let attempt = 0; attempt < 3 && row?.version; attempt++) {
+    const current: ObjectRow = row;
+    try {
+      const input = await sourceOf(s, renderer.limits, current);
+      const out = await renderer.slots.run(() => renderImage(input, t, choice, renderer.limits));
+      return { row: current, out };
+    } catch (error) {
+      const gone =
+        error instanceof SourceGone || (error as NodeJS.ErrnoException).code === 'ENOENT';
+      if (!gone) throw error;
+      row = await lookup();
+    }
+  }
+  throw ERR.noSuchKey();
 }
 
 const stillStored = (disk: DiskStore, version: string) => () =>
@@ -123,10 +160,12 @@ async function serveRendered(
     let flight = renderer.flights.get(flightKey);
     if (!flight) {
       flight = (async () => {
-        const { row: found, data } = await readSource(s, renderer.limits, lookup, row);
+        const { row: found, out } = await renderRow(s, renderer, lookup, row, t, choice);
         source = found;
-        const out = await renderer.slots.run(() => renderImage(data, t, choice, renderer.limits));
-        await renderer.cache.put(found.version, variant, out, stillStored(s.disk, found.version));
+        // Stored while the answer goes out; a failed write only means a later render.
+        renderer.cache
+          .put(found.version, variant, out, stillStored(s.disk, found.version))
+          .catch(() => {});
         return out;
       })().finally(() => renderer.flights.delete(flightKey));
       renderer.flights.set(flightKey, flight);

@@ -77,7 +77,7 @@ function objectRoute(
     if ((second === 'authenticated' || second === 'public') && rest.length >= 4) {
       return () => objectInfo(s, r, second, rest[2] ?? '', key(3));
     }
-    if (rest.length >= 3) return () => objectInfo(s, r, 'authenticated', second, key(2));
+    if (rest.length >= 3) return () => objectInfo(s, r, 'any', second, key(2));
   }
   if (first === 'public' && read && rest.length >= 3)
     return () => downloadPublic(s, r, second, key(2));
