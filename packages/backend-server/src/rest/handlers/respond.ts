@@ -8,7 +8,6 @@ import {
   runInTransaction,
 } from '../context';
 import { RestError } from '../errors';
-import { toCsv } from '../http/media';
 
 /** A built statement, ready to run. */
 export interface Statement {
@@ -56,12 +55,8 @@ export async function runStatement(tx: Transaction, st: Statement): Promise<Outc
   return outcomeOf(rows[0]);
 }
 
-/** Body text in the negotiated format (CSV is converted from the JSON rows). */
-export function bodyText(req: RestRequest, outcome: Outcome, columns: string[] = []): string {
-  if (req.media.kind === 'csv') {
-    const rows = JSON.parse(outcome.body || '[]') as Record<string, unknown>[];
-    return toCsv(Array.isArray(rows) ? rows : [rows], columns);
-  }
+/** Body text in the negotiated format (built by the statement, CSV included). */
+export function bodyText(_req: RestRequest, outcome: Outcome, _columns: string[] = []): string {
   return outcome.body;
 }
 

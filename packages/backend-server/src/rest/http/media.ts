@@ -37,8 +37,11 @@ function parseAccept(header: string): Range[] {
   return out;
 }
 
-/** Picks the first supported media type of `Accept` (PGRST107 when none is). */
-export function negotiate(accept: string | null, root: boolean): MediaType {
+/**
+ * Picks the first supported media type of `Accept` (PGRST107 when none is). Plans
+ * (`application/vnd.pgrst.plan…`) only when `planEnabled` (db-plan-enabled).
+ */
+export function negotiate(accept: string | null, root: boolean, planEnabled = false): MediaType {
   if (!accept?.trim()) return root ? { kind: 'openapi' } : { kind: 'json', stripNulls: false };
   for (const r of parseAccept(accept)) {
     const strip = r.params.get('nulls') === 'stripped';
@@ -62,6 +65,7 @@ export function negotiate(accept: string | null, root: boolean): MediaType {
       case 'application/vnd.pgrst.plan':
       case 'application/vnd.pgrst.plan+json':
       case 'application/vnd.pgrst.plan+text': {
+        if (!planEnabled) break;
         const format = r.type.endsWith('+text') ? 'text' : 'json';
         const options = (r.params.get('options') ?? '')
           .split('|')
@@ -78,16 +82,4 @@ export function negotiate(accept: string | null, root: boolean): MediaType {
     null,
     null,
   );
-}
-
-/** Turns a JSON array of flat objects into CSV text (header row first, also when empty). */
-export function toCsv(rows: Record<string, unknown>[], columns: string[] = []): string {
-  const keys = rows[0] ? Object.keys(rows[0]) : columns;
-  if (keys.length === 0) return '';
-  const cell = (v: unknown) => {
-    if (v === null || v === undefined) return '';
-    const s = typeof v === 'object' ? JSON.stringify(v) : String(v);
-    return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-  };
-  return [keys.join(','), ...rows.map((r) => keys.map((k) => cell(r[k])).join(','))].join('\n');
 }
