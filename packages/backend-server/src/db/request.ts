@@ -114,10 +114,14 @@ export function asRequest<T>(
   db: Database,
   ctx: RequestContext,
   fn: (tx: Transaction) => Promise<T>,
-  options: TransactionOptions = {},
+  options: TransactionOptions & {
+    /** Statements run as the connecting user first (settings only it may change). */
+    before?: readonly Statement[];
+  } = {},
 ): Promise<T> {
-  const { readOnly, ...rest } = options;
+  const { readOnly, before = [], ...rest } = options;
   return db.transaction(async (tx) => {
+    for (const st of before) await tx.query(st.text, st.params);
     // Resolves to the settings' error, or null; never rejects.
     const context = contextStatement(ctx, readOnly);
     const settings = tx.query(context.text, context.params).then(

@@ -121,6 +121,7 @@ export async function runInTransaction<T>(
   readOnly: boolean,
   fn: (tx: Transaction) => Promise<T>,
   rollback = false,
+  before: DbStatement[] = [],
 ): Promise<T> {
   const undo = rollback || rollsBack(rt, req);
   try {
@@ -133,7 +134,7 @@ export async function runInTransaction<T>(
         if (undo) throw new Rollback(result);
         return result;
       },
-      { readOnly },
+      { readOnly, before },
     );
   } catch (error) {
     if (error instanceof Rollback) return error.result as T;

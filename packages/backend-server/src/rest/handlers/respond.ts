@@ -81,6 +81,13 @@ export async function explain(
     readOnly,
     async (tx) => (await tx.query(`EXPLAIN (${opts.join(', ')}) ${st.sql}`, st.params)).rows,
     true,
+    // Query identifiers, as on the hosted database (pg_stat_statements computes them there).
+    [
+      {
+        text: `select case when current_setting('is_superuser') = 'on' then set_config('compute_query_id', 'on', true) end`,
+        params: [],
+      },
+    ],
   );
   const values = rows.map((r) => Object.values(r)[0]);
   const body =
