@@ -11,7 +11,7 @@ import { negotiate } from './http/media';
 import { type Preferences, parsePrefer } from './http/prefer';
 import { openApiResponse } from './openapi';
 import { queryPairs } from './parse/query';
-import { closestMatch } from './schema/fuzzy';
+import { closestMatch, NAME_MIN_SCORE } from './schema/fuzzy';
 import { loadSchemaCache } from './schema/load';
 import { qualified, type SchemaCache, type Table } from './schema/types';
 import { loadSettings, type RestSettings, settingsOf } from './settings';
@@ -22,7 +22,7 @@ function findTable(cache: SchemaCache, schema: string, name: string): Table {
   const table = cache.tables.get(qualified(schema, name));
   if (table) return table;
   const names = [...cache.tables.values()].filter((t) => t.schema === schema).map((t) => t.name);
-  const guess = closestMatch(names, name);
+  const guess = closestMatch(names, name, NAME_MIN_SCORE);
   throw new RestError(
     404,
     'PGRST205',

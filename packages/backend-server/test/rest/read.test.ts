@@ -211,6 +211,9 @@ describe(`select grammar (${databaseKind()})`, () => {
       details: null,
       hint: "Perhaps you meant the table 'public.countries'",
     });
+    // Only names at least 75% alike are hinted (no leaking of merely similar names).
+    res = await f.rest('/cntrs');
+    expect((await json(res)).hint).toBeNull();
     res = await f.rest('/countries?select=name,cities(name)&cities=eq.1');
     expect((await json(res)).code).toBe('PGRST120');
   });

@@ -108,7 +108,7 @@ describe(`rpc overload resolution (${databaseKind()})`, () => {
     expect(await post('greet', { name: 'Ann', times: 2 })).toMatchObject({ body: 'AnnAnn' });
   });
 
-  it('answers PGRST202 with the texts and the closest function as the hint', async () => {
+  it('answers PGRST202 with the texts and a close function or parameter list as the hint', async () => {
     const notCallable = await post('only_int', { '': 1 });
     expect(notCallable).toMatchObject({
       status: 404,
@@ -117,13 +117,16 @@ describe(`rpc overload resolution (${databaseKind()})`, () => {
         message: 'Could not find the function public.only_int() in the schema cache',
         details:
           'Searched for the function public.only_int with parameter  or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.',
-        hint: 'Perhaps you meant to call the function public.only_text',
+        // Function names are hinted only when at least 75% alike (PostgREST's fix of
+        // hints leaking names; 13.0 used 33%, which named only_text here).
+        hint: null,
       },
     });
-    expect((await post('grete', { name: 'x' })).body).toMatchObject({
-      message: 'Could not find the function public.grete(name) in the schema cache',
+    expect((await post('greets', { name: 'x' })).body).toMatchObject({
+      message: 'Could not find the function public.greets(name) in the schema cache',
       hint: 'Perhaps you meant to call the function public.greet',
     });
+    expect((await post('grete', { name: 'x' })).body).toMatchObject({ hint: null });
     // A known name with unknown parameters: the closest parameter list.
     expect((await post('greet', { nam: 'x', greeting: 'y' })).body).toMatchObject({
       message: 'Could not find the function public.greet(greeting, nam) in the schema cache',

@@ -5,7 +5,14 @@
  * so the same misspelling gets the same suggestion here.
  */
 
-const MIN_SCORE = 0.33;
+/** fuzzyset's default minimum score (relationship and parameter hints). */
+export const MIN_SCORE = 0.33;
+
+/**
+ * The minimum for table and function names: PostgREST's fix of hints leaking names that
+ * are merely somewhat alike (in 14.6 and later, and 16).
+ */
+export const NAME_MIN_SCORE = 0.75;
 const GRAM_SIZES = [3, 2];
 const RESCORED = 50;
 
@@ -59,6 +66,7 @@ function similarity(a: string, b: string): number {
 export function fuzzyMatches(
   candidates: readonly string[],
   value: string,
+  minScore = MIN_SCORE,
 ): { score: number; value: string }[] {
   const key = value.toLowerCase();
   const entries = [...new Map(candidates.map((c) => [c.toLowerCase(), c])).entries()];
@@ -81,12 +89,15 @@ export function fuzzyMatches(
       .slice(0, RESCORED)
       .map((s) => ({ score: similarity(key, s.key), value: s.value }))
       .sort((a, b) => b.score - a.score)
-      .filter((s) => s.score >= MIN_SCORE);
+      .filter((s) => s.score >= minScore);
     if (rescored.length > 0) return rescored;
   }
   return [];
 }
 
 /** The closest of `candidates` to `value`, or null when none is close enough. */
-export const closestMatch = (candidates: readonly string[], value: string): string | null =>
-  fuzzyMatches(candidates, value)[0]?.value ?? null;
+export const closestMatch = (
+  candidates: readonly string[],
+  value: string,
+  minScore = MIN_SCORE,
+): string | null => fuzzyMatches(candidates, value, minScore)[0]?.value ?? null;

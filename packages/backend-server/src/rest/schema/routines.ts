@@ -1,5 +1,5 @@
 import { RestError } from '../errors';
-import { closestMatch } from './fuzzy';
+import { closestMatch, NAME_MIN_SCORE } from './fuzzy';
 import type { DbFunction, FunctionArg, SchemaCache } from './types';
 import { qualified } from './types';
 
@@ -123,7 +123,7 @@ function noFunction(
         .flat()
         .filter((f) => f.callable && f.schema === schema)
         .map((f) => f.name);
-      const guess = closestMatch([...new Set(names)], name);
+      const guess = closestMatch([...new Set(names)], name, NAME_MIN_SCORE);
       if (guess) hint = `Perhaps you meant to call the function ${schema}.${guess}`;
     } else {
       const asText = (names: string[]) => `(${[...names].sort().join(', ')})`;
