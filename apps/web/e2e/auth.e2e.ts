@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectAccessible } from './axe';
 import { type Stack, startStack, watchErrors } from './stack';
 
 const shots = fileURLToPath(new URL('../.artifacts/screenshots/', import.meta.url));
@@ -29,6 +30,7 @@ describe('accounts, as a new user', () => {
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/sign-in');
     await page.screenshot({ path: `${shots}sign-in.png` });
+    await expectAccessible(page, 'sign in');
   });
 
   it('refuses a short password and a bad email before asking the backend', async () => {
@@ -39,6 +41,7 @@ describe('accounts, as a new user', () => {
     await page.getByText('Enter a valid email address.').waitFor();
     await page.getByText('Use at least 8 characters.').waitFor();
     await page.screenshot({ path: `${shots}sign-up.png` });
+    await expectAccessible(page, 'sign up');
   });
 
   it('signs up and lands in an empty drive', async () => {
@@ -80,6 +83,7 @@ describe('accounts, as a new user', () => {
     await alert.waitFor();
     expect(await alert.textContent()).toBe('Incorrect email or password.');
     await page.screenshot({ path: `${shots}sign-in-error.png` });
+    await expectAccessible(page, 'sign in error');
   });
 
   it('signs in again and keeps the session across a reload', async () => {
@@ -104,6 +108,7 @@ describe('accounts, as a new user', () => {
     await page.getByRole('button', { name: 'Save name' }).click();
     await page.getByText('Saved.').waitFor();
     await page.screenshot({ path: `${shots}settings.png`, fullPage: true });
+    await expectAccessible(page, 'settings');
     await page.reload();
     await expect.poll(() => page.getByLabel('Display name').inputValue()).toBe('Ada L.');
     await page
@@ -122,6 +127,7 @@ describe('accounts, as a new user', () => {
     );
     expect(background).toBe('rgb(17, 19, 24)');
     await p.screenshot({ path: `${shots}sign-in-dark.png` });
+    await expectAccessible(p, 'sign in dark');
     await dark.close();
   });
 
@@ -136,6 +142,7 @@ describe('accounts, as a new user', () => {
       'If an account exists for nobody-here@example.com',
     );
     await other.screenshot({ path: `${shots}forgot-password.png` });
+    await expectAccessible(other, 'forgot password');
     await other.context().close();
   });
 
@@ -169,6 +176,7 @@ describe('accounts, as a new user', () => {
     // The tokens the link handed over do not stay in the address bar.
     expect(new URL(p.url()).hash).toBe('');
     await p.screenshot({ path: `${shots}reset-password.png` });
+    await expectAccessible(p, 'reset password');
     await p.getByLabel('New password').fill('a brand new passphrase');
     await p.getByRole('button', { name: 'Save password' }).click();
     await p.getByRole('toolbar', { name: 'Folder actions' }).waitFor();

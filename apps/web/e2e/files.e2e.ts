@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectAccessible } from './axe';
 import { type Stack, signIn, signUpNewUser, startStack, watchErrors } from './stack';
 
 const artifacts = fileURLToPath(new URL('../.artifacts/', import.meta.url));
@@ -88,6 +89,7 @@ describe('files: upload, pause, resume, offline, reload, download, preview, shar
     // Taken once paused, not before: a screenshot can take seconds on a busy machine, and the
     // upload must still be under way when Pause is pressed.
     await page.screenshot({ path: `${shots}upload-tray.png` });
+    await expectAccessible(page, 'upload tray');
     await waitForState(page, 'big.bin', 'done', 90_000);
     await waitForState(page, 'notes.txt', 'done');
     await waitForState(page, 'red.png', 'done');
@@ -101,6 +103,7 @@ describe('files: upload, pause, resume, offline, reload, download, preview, shar
       { name: 'red.png', size: String(PNG.length), status: 'ready' },
     ]);
     await page.screenshot({ path: `${shots}files.png` });
+    await expectAccessible(page, 'files');
   });
 
   it('sends a file of up to one chunk with the request that creates the upload', async () => {
@@ -145,6 +148,7 @@ describe('files: upload, pause, resume, offline, reload, download, preview, shar
     await img.waitFor();
     await expect.poll(() => img.evaluate((el) => (el as HTMLImageElement).naturalWidth)).toBe(2);
     await page.screenshot({ path: `${shots}preview.png` });
+    await expectAccessible(page, 'preview');
     await dialog.getByRole('button', { name: 'Close' }).click();
   });
 
@@ -185,6 +189,7 @@ describe('files: upload, pause, resume, offline, reload, download, preview, shar
       'Paused (offline)',
     );
     await page.screenshot({ path: `${shots}offline.png` });
+    await expectAccessible(page, 'offline');
     await context.setOffline(false);
     await waitForState(page, 'third.bin', 'done', 90_000);
   });
@@ -201,6 +206,7 @@ describe('files: upload, pause, resume, offline, reload, download, preview, shar
     const link = await dialog.getByLabel('Share link').inputValue();
     expect(link).toMatch(new RegExp(`^${stack.site.url}/s/[0-9a-f]{64}$`));
     await page.screenshot({ path: `${shots}share-dialog.png` });
+    await expectAccessible(page, 'share dialog');
     await dialog.getByRole('button', { name: 'Close' }).click();
     await row(page, 'notes.txt').getByRole('checkbox').uncheck();
 
@@ -212,6 +218,7 @@ describe('files: upload, pause, resume, offline, reload, download, preview, shar
     const body = Buffer.from(await (await fetch(href ?? '')).arrayBuffer());
     expect(body.equals(text)).toBe(true);
     await guest.screenshot({ path: `${shots}share-page.png` });
+    await expectAccessible(guest, 'share page');
 
     await guest.goto(`${stack.site.url}/s/${'0'.repeat(64)}`);
     expect(await guest.getByRole('alert').textContent()).toBe('This link does not exist.');
@@ -227,6 +234,7 @@ describe('files: upload, pause, resume, offline, reload, download, preview, shar
     await page.getByTestId('file-picker').setInputFiles([`${inputs}live.txt`]);
     await row(tab, 'live.txt').waitFor({ timeout: 15_000 });
     await tab.screenshot({ path: `${shots}live-second-tab.png` });
+    await expectAccessible(tab, 'live second tab');
     await tab.close();
   });
 

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectAccessible } from './axe';
 import { type Stack, signUpNewUser, startStack, watchErrors } from './stack';
 
 const shots = fileURLToPath(new URL('../.artifacts/screenshots/', import.meta.url));
@@ -48,6 +49,7 @@ describe('folders', () => {
     const alert = dialog.getByRole('alert');
     await alert.waitFor();
     expect(await alert.textContent()).toBe('An item with this name already exists here.');
+    await expectAccessible(page, 'the new-folder dialog with an error');
     await page.screenshot({ path: `${shots}name-conflict.png` });
     await dialog.getByRole('button', { name: 'Cancel' }).click();
   });
@@ -66,6 +68,7 @@ describe('folders', () => {
       .click();
     const dialog = page.getByRole('dialog', { name: 'Rename folder' });
     await dialog.getByLabel('New name').fill('Old stuff');
+    await expectAccessible(page, 'the rename dialog');
     await dialog.getByRole('button', { name: 'Rename' }).click();
     await dialog.waitFor({ state: 'detached' });
     await page.locator('.rows li[data-name="Old stuff"]').waitFor();
@@ -80,6 +83,7 @@ describe('folders', () => {
     await (await newFolder('2026')).waitFor({ state: 'detached' });
     await page.locator('.rows li[data-name="2026"]').waitFor();
     await page.screenshot({ path: `${shots}folder.png` });
+    await expectAccessible(page, 'a folder with breadcrumbs');
     await crumbs.getByRole('link', { name: 'My files' }).click();
     await page.waitForURL(/\/files$/);
     // The address changes before React renders the new route: wait for the root's list.
@@ -87,23 +91,26 @@ describe('folders', () => {
     await expect.poll(() => names(page), { timeout: 10_000 }).toEqual(['Old stuff', 'Photos']);
   });
 
-  it('deletes a folder and what is in it, after confirmation', async () => {
+  it('moves a folder and what is in it to the Trash (it can be undone, so no confirmation)', async () => {
     await page.getByLabel('Select Photos').check();
     await page
       .getByRole('toolbar', { name: 'Selection actions' })
-      .getByRole('button', { name: 'Delete' })
+      .getByRole('button', { name: 'Move to Trash' })
       .click();
-    const dialog = page.getByRole('dialog', { name: 'Delete' });
-    expect(await dialog.textContent()).toContain('Delete “Photos” and everything in it?');
-    await page.screenshot({ path: `${shots}delete-confirm.png` });
-    await dialog.getByRole('button', { name: 'Delete' }).click();
-    await dialog.waitFor({ state: 'detached' });
     await page.locator('.rows li[data-name="Photos"]').waitFor({ state: 'detached' });
     expect(await names(page)).toEqual(['Old stuff']);
-    const left = await stack.server.db.query<{ n: number }>(
-      "select count(*)::int as n from public.folders where name in ('Photos', '2026')",
+    await page
+      .getByRole('region', { name: 'Notifications' })
+      .locator('li', { hasText: '“Photos” moved to Trash.' })
+      .waitFor();
+    const trashed = await stack.server.db.query<{ name: string; via: boolean }>(
+      `select name, trashed_via is not null as via from public.folders
+       where name in ('Photos', '2026') and trashed_at is not null order by name`,
     );
-    expect(left.rows[0]?.n).toBe(0);
+    expect(trashed.rows).toEqual([
+      { name: '2026', via: true },
+      { name: 'Photos', via: false },
+    ]);
   });
 
   it('moves a file into another folder with the move dialog', async () => {
@@ -124,7 +131,7 @@ describe('folders', () => {
     await page.getByLabel('Select minutes.txt').check();
     await page
       .getByRole('toolbar', { name: 'Selection actions' })
-      .getByRole('button', { name: 'Move' })
+      .getByRole('button', { name: 'Move', exact: true })
       .click();
     const dialog = page.getByRole('dialog', { name: 'Move “minutes.txt”' });
     const destination = dialog.getByLabel('Destination');
@@ -134,6 +141,7 @@ describe('folders', () => {
       .toEqual(['My files', '\u00a0\u00a0Old stuff']);
     await destination.selectOption({ label: '\u00a0\u00a0Old stuff' });
     await page.screenshot({ path: `${shots}move-dialog.png` });
+    await expectAccessible(page, 'the move dialog');
     await dialog.getByRole('button', { name: 'Move' }).click();
     await dialog.waitFor({ state: 'detached' });
 

@@ -2,6 +2,7 @@ import { closeSync, ftruncateSync, mkdirSync, openSync, writeFileSync } from 'no
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectAccessible } from './axe';
 import { type Stack, signUpNewUser, startStack, watchErrors } from './stack';
 
 const artifacts = fileURLToPath(new URL('../.artifacts/', import.meta.url));
@@ -91,6 +92,7 @@ describe('limits: the quota and the maximum file size', () => {
       timeout: 60_000,
     });
     await page.screenshot({ path: `${shots}too-large.png` });
+    await expectAccessible(page, 'too large');
     expect(await uploadRow(page, 'huge.iso').count()).toBe(0);
     expect(await filesNamed('huge.iso')).toBe(0);
     expect(await filesNamed('small.txt')).toBe(1);
@@ -143,6 +145,7 @@ describe('limits: the quota and the maximum file size', () => {
       'Not enough storage for film.mp4: you are using 9.5 GB of 10 GB.',
     );
     await page.screenshot({ path: `${shots}quota.png` });
+    await expectAccessible(page, 'quota');
     expect(await uploadRow(page, 'film.mp4').count()).toBe(0);
     expect(uploadRequests.length).toBe(before);
     expect(await filesNamed('film.mp4')).toBe(0);
@@ -182,6 +185,7 @@ describe('limits: the quota and the maximum file size', () => {
     ).toBe('1 upload failed');
     expect(await filesNamed('film.mp4')).toBe(0);
     await page.screenshot({ path: `${shots}quota-backend.png` });
+    await expectAccessible(page, 'quota backend');
     await page.unroute('**/rest/v1/rpc/storage_usage*');
   });
 

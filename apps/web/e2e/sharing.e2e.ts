@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectAccessible } from './axe';
 import { type Stack, signUpNewUser, startStack, watchErrors } from './stack';
 
 const artifacts = fileURLToPath(new URL('../.artifacts/', import.meta.url));
@@ -105,6 +106,7 @@ describe('share links that expired or were revoked', () => {
     expect(await guest.getByRole('link', { name: 'Download' }).count()).toBe(0);
     expect(await guest.getByText('report.txt').count()).toBe(0);
     await guest.screenshot({ path: `${shots}share-expired.png` });
+    await expectAccessible(guest, 'share expired');
 
     const answer = await askShare(link);
     expect(answer).toEqual({
@@ -148,6 +150,7 @@ describe('share links that expired or were revoked', () => {
     expect(await guest.getByRole('alert').textContent()).toBe('This link has been revoked.');
     expect(await guest.getByRole('link', { name: 'Download' }).count()).toBe(0);
     await guest.screenshot({ path: `${shots}share-revoked.png` });
+    await expectAccessible(guest, 'share revoked');
 
     const answer = await askShare(link);
     expect(answer).toEqual({

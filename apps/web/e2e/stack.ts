@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { type RunningServer, startServer } from '@app/backend-server';
+import { generateSigningKey, type RunningServer, startServer } from '@app/backend-server';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from './chromium';
 import { serveStatic } from './static-server';
@@ -16,10 +16,11 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-/** Starts the stack the browser tests run against. */
+/** Starts the stack the browser tests run against (user tokens signed ES256, as `pnpm start`). */
 export async function startStack(): Promise<Stack> {
   const server = await startServer({
     port: 0,
+    signingKeys: [generateSigningKey('ES256')],
     migrationsDir: here('../backend/migrations'),
     functionsDir: here('../backend/functions'),
     auth: { passwordMinLength: 8, rateLimits: false },

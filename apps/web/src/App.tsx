@@ -17,6 +17,8 @@ const ResetPassword = lazy(() =>
 
 const FilesScreen = lazy(() => import('./screens/Files'));
 const SettingsScreen = lazy(() => import('./screens/Settings'));
+const TrashScreen = lazy(() => import('./screens/Trash'));
+const CollectionScreen = lazy(() => import('./screens/Collection'));
 const SharePage = lazy(() => import('./screens/SharePage'));
 
 function RequireSession({ children }: { children: ReactNode }) {
@@ -94,6 +96,9 @@ export function App() {
         >
           <Route path="/files" element={<FilesScreen />} />
           <Route path="/files/:folderId" element={<FilesScreen />} />
+          <Route path="/recent" element={<CollectionScreen which="recent" />} />
+          <Route path="/starred" element={<CollectionScreen which="starred" />} />
+          <Route path="/trash" element={<TrashScreen />} />
           <Route path="/settings" element={<SettingsScreen />} />
         </Route>
         <Route path="/" element={<Navigate to="/files" replace />} />

@@ -64,7 +64,8 @@ export function formatDate(iso: string | null | undefined): string {
 /** Checks a file or folder name against the product's rules; returns a sentence or null. */
 export function nameProblem(name: string): string | null {
   if (name.length === 0) return 'Enter a name.';
-  if (name.length > 255) return 'Names can have at most 255 characters.';
+  if (name.length > 255)
+    return `This name is too long: ${name.length} characters. Names can have at most 255.`;
   if (name.includes('/')) return 'Names cannot contain “/”.';
   if (name.includes('\0')) return 'Names cannot contain NUL characters.';
   if (name === '.' || name === '..') return 'Names cannot be “.” or “..”.';

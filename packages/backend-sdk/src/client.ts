@@ -100,7 +100,7 @@ export function createClient<
   // Sign-in, refresh and sign-out reach every joined channel (the key when signed out).
   auth.onAuthStateChange((event, session) => {
     if (event !== 'INITIAL_SESSION' && event !== 'PASSWORD_RECOVERY') {
-      void realtime.setAuth(session?.access_token ?? null);
+      void realtime.sessionToken(session?.access_token ?? null);
     }
   });
   return {

@@ -89,17 +89,51 @@ describe('capability errors', () => {
       true,
     ]);
     expect(rest).toMatchObject({
-      name: 'RestError',
+      name: 'PostgrestError',
       kind: 'rest',
       hint: null,
       details: 'Key (id)=(1)',
     });
     expect(fn).toMatchObject({
-      name: 'FunctionsError',
+      name: 'FunctionsHttpError',
       type: 'http',
       body: { error: 'teapot' },
       response: null,
     });
+    expect(auth.name).toBe('AuthApiError');
+  });
+
+  it('names errors as the official client does, and keeps message in spreads and JSON', () => {
+    const names = [
+      new AuthError('x', { status: 422, code: 'weak_password', reasons: ['length'] }),
+      new AuthError('x', { status: 400, code: 'session_missing' }),
+      new AuthError('x', { status: 0, code: 'network_error' }),
+      new AuthError('x', { status: 503 }),
+      new AuthError('x', { status: 0, code: 'invalid_argument' }),
+      new FunctionsError('x', { type: 'relay' }),
+      new FunctionsError('x', { type: 'fetch' }),
+    ].map((e) => e.name);
+    expect(names).toEqual([
+      'AuthWeakPasswordError',
+      'AuthSessionMissingError',
+      'AuthRetryableFetchError',
+      'AuthRetryableFetchError',
+      'AuthError',
+      'FunctionsRelayError',
+      'FunctionsFetchError',
+    ]);
+    const weak = new AuthError('Password is too short', {
+      status: 422,
+      code: 'weak_password',
+      reasons: ['length'],
+    });
+    expect(weak.reasons).toEqual(['length']);
+    expect(JSON.parse(JSON.stringify(weak)).reasons).toEqual(['length']);
+    const rest = new RestError('duplicate key', { status: 409, code: '23505', hint: 'h' });
+    expect({ ...rest }).toMatchObject({ message: 'duplicate key', code: '23505', hint: 'h' });
+    expect(JSON.parse(JSON.stringify(rest))).toMatchObject({ message: 'duplicate key', hint: 'h' });
+    const cause = new TypeError('fetch failed');
+    expect(new FunctionsError('x', { type: 'fetch', cause }).context).toBe(cause);
   });
 
   it('guards recognise errors from another realm by brand and kind', () => {

@@ -60,6 +60,9 @@ export class BackendError extends Error {
 
   constructor(message: string, options: BackendErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    // An own enumerable `message`, as the plain error objects of the official client have, so
+    // `{ ...error }` and JSON logging keep it.
+    Object.defineProperty(this, 'message', { value: message, enumerable: true, writable: true });
     this.status = options.status ?? 0;
     this.code = options.code ?? '';
     this.details = options.details ?? null;
@@ -97,10 +100,48 @@ const guard =
   (value: unknown): value is T =>
     isBackendError(value) && value.kind === kind;
 
-/** An error of the auth capability (GoTrue): `code` is the server's error code. */
+/** Options of {@link AuthError}. */
+export interface AuthErrorOptions extends BackendErrorOptions {
+  /**
+   * Why a password was refused (`weak_password`): `length`, `characters`, `pwned`.
+   *
+   * @example
+   * new AuthError('Password should be at least 8 characters.', { status: 422, code: 'weak_password', reasons: ['length'] })
+   */
+  reasons?: string[];
+}
+
+/**
+ * An error of the auth capability (GoTrue): `code` is the server's error code. `name` is the
+ * official client's class name for the same failure (`AuthApiError`, `AuthWeakPasswordError`,
+ * `AuthRetryableFetchError`, `AuthSessionMissingError`), so code that reads it ports as is.
+ */
 export class AuthError extends BackendError {
-  override name = 'AuthError';
+  override name: string;
   override readonly kind: ErrorKind = 'auth';
+  /** What the official client's `isAuthError()` looks for. */
+  readonly __isAuthError = true;
+  /** For `weak_password`: why the password was refused (`length`, `characters`, `pwned`). */
+  declare readonly reasons?: string[];
+  constructor(message: string, options: AuthErrorOptions = {}) {
+    super(message, options);
+    const { status = 0, code } = options;
+    this.name =
+      code === 'weak_password'
+        ? 'AuthWeakPasswordError'
+        : code === 'session_missing'
+          ? 'AuthSessionMissingError'
+          : status >= 500 || (status === 0 && /^(network_error|timeout|aborted)$/.test(code ?? ''))
+            ? 'AuthRetryableFetchError'
+            : status >= 400
+              ? 'AuthApiError'
+              : 'AuthError';
+    if (code === 'weak_password') (this as { reasons?: string[] }).reasons = options.reasons ?? [];
+  }
+
+  override toJSON(): ReturnType<BackendError['toJSON']> & { reasons?: string[] } {
+    return this.reasons ? { ...super.toJSON(), reasons: this.reasons } : super.toJSON();
+  }
 }
 
 /** Options of {@link RestError}: PostgREST's `hint` on top of the base options. */
@@ -114,15 +155,22 @@ export interface RestErrorOptions extends BackendErrorOptions {
   hint?: string | null;
 }
 
-/** An error of the REST capability: PostgREST/Postgres `code`, `details` and `hint`. */
+/**
+ * An error of the REST capability: PostgREST/Postgres `code`, `details` and `hint`. Its
+ * `name` is `PostgrestError`, as the official client's.
+ */
 export class RestError extends BackendError {
-  override name = 'RestError';
+  override name = 'PostgrestError';
   override readonly kind: ErrorKind = 'rest';
   /** PostgREST's hint, or null. */
   readonly hint: string | null;
   constructor(message: string, options: RestErrorOptions = {}) {
     super(message, options);
     this.hint = options.hint ?? null;
+  }
+
+  override toJSON(): ReturnType<BackendError['toJSON']> & { hint: string | null } {
+    return { ...super.toJSON(), hint: this.hint };
   }
 }
 
@@ -146,7 +194,7 @@ export interface FunctionsErrorOptions extends BackendErrorOptions {
    */
   body?: unknown;
   /**
-   * The raw response, when one arrived (its body already read into `body`).
+   * The raw response, when one arrived, with its body unread (`body` has it parsed).
    *
    * @example
    * new FunctionsError('…', { type: 'relay', response })
@@ -154,21 +202,31 @@ export interface FunctionsErrorOptions extends BackendErrorOptions {
   response?: Response;
 }
 
-/** An error of the functions capability, carrying the parsed body of the response. */
+/**
+ * An error of the functions capability, carrying the parsed body of the response. As in the
+ * official client, `context` is the raw `Response` (body unread) for `http` and `relay`
+ * errors, and what `fetch` threw for `fetch` errors; `name` is `FunctionsHttpError`,
+ * `FunctionsRelayError` or `FunctionsFetchError`.
+ */
 export class FunctionsError extends BackendError {
-  override name = 'FunctionsError';
+  override name: string;
   override readonly kind: ErrorKind = 'functions';
   /** `relay`, `http` or `fetch`. */
   readonly type: FunctionsErrorType;
   /** The parsed response body, or null when no response arrived. */
   readonly body: unknown;
-  /** The raw response, when one arrived. */
+  /** The raw response (body unread), when one arrived. */
   readonly response: Response | null;
+  /** The raw response (body unread) for `http`/`relay`; the fetch failure for `fetch`. */
+  readonly context: unknown;
   constructor(message: string, options: FunctionsErrorOptions) {
     super(message, options);
-    this.type = options.type;
+    const { type } = options;
+    this.name = `Functions${type[0]?.toUpperCase()}${type.slice(1)}Error`;
+    this.type = type;
     this.body = options.body ?? null;
     this.response = options.response ?? null;
+    this.context = options.response ?? options.cause ?? null;
   }
 }
 

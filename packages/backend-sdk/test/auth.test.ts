@@ -450,7 +450,11 @@ describe('auth bad input and failures', () => {
   it('a network failure is an error result with status 0', async () => {
     const auth = createAuthClient('http://127.0.0.1:9', 'key', { storage: memoryStorage() });
     const r = await auth.signInWithPassword({ email: 'a@example.com', password: 'x' });
-    expect(r.error).toMatchObject({ name: 'AuthError', status: 0, code: 'network_error' });
+    expect(r.error).toMatchObject({
+      name: 'AuthRetryableFetchError',
+      status: 0,
+      code: 'network_error',
+    });
     auth.dispose();
   });
 

@@ -76,6 +76,13 @@ describe('functions.invoke conformance with the official client', () => {
     expect(isFunctionsError(r.a.error)).toBe(true);
     expect(r.a.error).toMatchObject({ type: 'http', status: 418, code: 'teapot', body });
     expect(r.a.error?.message).toBe(r.b.error?.message);
+    expect(r.a.error?.name).toBe('FunctionsHttpError');
+    // context: the raw Response, body unread, as supabase-js code reads it.
+    const context = r.a.error?.context as Response;
+    expect(context.status).toBe(418);
+    expect(context.bodyUsed).toBe(false);
+    expect(await context.json()).toEqual(body);
+    expect(r.a.response).toBe(context);
   });
 
   it('relay errors are reported whatever the status', async () => {

@@ -221,7 +221,7 @@ describe('REST through createClient', () => {
   it('throwOnError() rejects with the PostgREST error', async () => {
     const rest = createRestClient(server.url, server.anonKey);
     await expect(rest.from('nope').select().throwOnError()).rejects.toMatchObject({
-      name: 'RestError',
+      name: 'PostgrestError',
       status: 404,
       code: 'PGRST205',
     });

@@ -1,14 +1,26 @@
+import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { createApiKeys, DEFAULT_JWT_SECRET } from './keys';
+import type { SigningKeyJwk } from './http/signing-keys';
+import {
+  createApiKeys,
+  DEFAULT_JWT_SECRET,
+  DEFAULT_PUBLISHABLE_KEY,
+  DEFAULT_SECRET_KEY,
+  generateSigningKey,
+} from './keys';
 import { startServer } from './server';
 
 const HELP = `backend-server — a Supabase-compatible backend in one Node process
 
 Usage:
   backend-server start [options]         start the server
-  backend-server keys [--jwt-secret S]   print the anon and service_role keys
+  backend-server keys [--jwt-secret S]   print the API keys: anon and service_role (JWTs of
+                                         the secret), publishable and secret
   backend-server gen types [--schema S]… [--database-url URL | --migrations DIR]
                                          print the TypeScript Database type
+  backend-server gen signing-key [--algorithm ES256|RS256] [--append FILE]
+                                         print a new private JWT signing key (JWK), or add
+                                         it to the JSON list in FILE (for --signing-keys)
   backend-server --help                  show this help
 
 Options of start:
@@ -19,7 +31,9 @@ Options of start:
   --migrations DIR      apply DIR/*.sql in name order, once each
   --seed FILE           SQL applied once, on a fresh database
   --functions DIR       serve DIR/<name>/index.ts at /functions/v1/<name>
-  --jwt-secret S        HS256 secret for all tokens (default: the local tooling's secret)
+  --jwt-secret S        legacy HS256 secret (default: the local tooling's secret)
+  --signing-keys FILE   JWT signing keys: a JSON list of JWKs (gen signing-key --append)
+  --disable-signup      no new users through sign-up, anonymous sign-in or OTP
   --password-min N      minimum password length (default 6)
   --no-autoconfirm      require email confirmation on sign-up
   --no-rate-limits      turn auth rate limits off
@@ -38,6 +52,10 @@ const OPTIONS = {
   seed: { type: 'string' },
   functions: { type: 'string' },
   'jwt-secret': { type: 'string' },
+  'signing-keys': { type: 'string' },
+  'disable-signup': { type: 'boolean' },
+  algorithm: { type: 'string' },
+  append: { type: 'string' },
   'password-min': { type: 'string' },
   'no-autoconfirm': { type: 'boolean' },
   'no-rate-limits': { type: 'boolean' },
@@ -55,6 +73,48 @@ function integer(name: string, value: string | undefined): number | undefined {
   return n;
 }
 
+/** Reads a JSON list of JWKs (one JWK alone is accepted too). */
+async function readKeyList(path: string): Promise<SigningKeyJwk[]> {
+  const text = await readFile(path, 'utf8');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${path}: not JSON (${(error as Error).message})`);
+  }
+  return (Array.isArray(parsed) ? parsed : [parsed]) as SigningKeyJwk[];
+}
+
+/** `gen signing-key`: prints a new key, or appends it to a key list file (made when absent). */
+async function genSigningKey(algorithm: string, append: string | undefined): Promise<number> {
+  if (algorithm !== 'ES256' && algorithm !== 'RS256') {
+    process.stderr.write(`Unsupported algorithm: ${algorithm} (ES256 or RS256)\n`);
+    return 2;
+  }
+  const key = generateSigningKey(algorithm);
+  if (!append) {
+    process.stdout.write(`${JSON.stringify(key)}\n`);
+    return 0;
+  }
+  const existing = await readKeyList(append).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [];
+    throw error;
+  });
+  // Keys added to a list that already has a signing key wait in standby.
+  const hasCurrent = existing.some(
+    (k) => k.status === 'current' || (!k.status && k.key_ops?.includes('sign')),
+  );
+  const list = [...existing, hasCurrent ? { ...key, status: 'standby' } : key];
+  await writeFile(append, `${JSON.stringify(list, null, 2)}\n`, { mode: 0o600 });
+  process.stderr.write(
+    `JWT signing key ${key.kid} (${algorithm}${hasCurrent ? ', standby' : ''}) added to ${append} (now ${list.length} keys)\n`,
+  );
+  return 0;
+}
+
+const signingKeyLine = (key: { kid: string | null; alg: string }) =>
+  key.kid ? `${key.alg} ${key.kid}` : 'HS256 (the JWT secret)';
+
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -69,13 +129,24 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'keys') {
     const keys = await createApiKeys(values['jwt-secret'] ?? DEFAULT_JWT_SECRET);
     process.stdout.write(
-      `anon key:         ${keys.anonKey}\nservice_role key: ${keys.serviceRoleKey}\n`,
+      [
+        `anon key:         ${keys.anonKey}`,
+        `service_role key: ${keys.serviceRoleKey}`,
+        `publishable key:  ${DEFAULT_PUBLISHABLE_KEY}`,
+        `secret key:       ${DEFAULT_SECRET_KEY}`,
+        '',
+      ].join('\n'),
     );
     return 0;
   }
+  if (command === 'gen' && positionals[1] === 'signing-key') {
+    return genSigningKey(values.algorithm ?? 'ES256', values.append);
+  }
   if (command === 'gen') {
     if (positionals[1] !== 'types') {
-      process.stderr.write(`Unknown gen target: ${positionals[1] ?? ''} (expected "types")\n`);
+      process.stderr.write(
+        `Unknown gen target: ${positionals[1] ?? ''} (expected "types" or "signing-key")\n`,
+      );
       return 2;
     }
     const { genTypes } = await import('./rest/gen-types');
@@ -102,7 +173,9 @@ async function main(argv: string[]): Promise<number> {
     ...(values.seed ? { seedFile: values.seed } : {}),
     ...(values.functions ? { functionsDir: values.functions } : {}),
     ...(values['jwt-secret'] ? { jwtSecret: values['jwt-secret'] } : {}),
+    ...(values['signing-keys'] ? { signingKeys: await readKeyList(values['signing-keys']) } : {}),
     auth: {
+      ...(values['disable-signup'] ? { disableSignup: true } : {}),
       ...(values['password-min']
         ? { passwordMinLength: integer('password-min', values['password-min']) }
         : {}),
@@ -124,6 +197,9 @@ async function main(argv: string[]): Promise<number> {
       `  Realtime:         ${server.url.replace(/^http/, 'ws')}/realtime/v1`,
       `  Mail outbox:      ${server.url}/_dev/mail (service role)`,
       `  JWT secret:       ${server.jwtSecret}`,
+      `  signing key:      ${signingKeyLine(server.signingKeys.current())}`,
+      `  publishable key:  ${server.publishableKey}`,
+      `  secret key:       ${server.secretKey}`,
       `  anon key:         ${server.anonKey}`,
       `  service_role key: ${server.serviceRoleKey}`,
       '',

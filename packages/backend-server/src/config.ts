@@ -1,7 +1,25 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createApiKeys, DEFAULT_JWT_SECRET } from './keys';
+import { parseHookUri } from './auth/hooks';
+import {
+  type MfaOptions,
+  type ResolvedMfa,
+  type ResolvedSms,
+  resolveMfa,
+  resolveSms,
+  type SmsOptions,
+} from './config-sms-mfa';
+import { type SigningKeyJwk, SigningKeys } from './http/signing-keys';
+import {
+  checkOpaqueKey,
+  createApiKeys,
+  DEFAULT_JWT_SECRET,
+  DEFAULT_PUBLISHABLE_KEY,
+  DEFAULT_SECRET_KEY,
+} from './keys';
+
+export type { MfaOptions, SmsOptions, TwilioOptions } from './config-sms-mfa';
 
 /** Auth (GoTrue) settings. */
 export interface AuthOptions {
@@ -30,6 +48,34 @@ export interface AuthOptions {
    * `GET /reauthenticate` (the hosted `secure_password_change`). Default false.
    */
   securePasswordChange?: boolean;
+  /** Phone sign-ups and sign-ins by SMS code (see {@link SmsOptions}). */
+  sms?: SmsOptions;
+  /** Multi-factor authentication (see {@link MfaOptions}). */
+  mfa?: MfaOptions;
+  /**
+   * No new users through sign-up, anonymous sign-in or OTP / magic link (GoTrue's
+   * `DISABLE_SIGNUP`): 422 `signup_disabled`. The admin API still creates and invites users.
+   * Default false.
+   *
+   * @example
+   * startServer({ auth: { disableSignup: true } });
+   */
+  disableSignup?: boolean;
+  /**
+   * Auth hooks, as the hosted `[auth.hook.*]` settings name them. Only Postgres functions:
+   * `pg-functions://postgres/<schema>/<function>`.
+   *
+   * @example
+   * startServer({ auth: { hooks: { customAccessToken: 'pg-functions://postgres/public/custom_access_token_hook' } } });
+   */
+  hooks?: {
+    /**
+     * The custom access-token hook: receives `{ user_id, claims, authentication_method }` on
+     * every token issue and refresh, returns `{ claims }` (or `{ error: { http_code, message } }`).
+     * It runs as `supabase_auth_admin`, which must be granted EXECUTE on it.
+     */
+    customAccessToken?: string;
+  };
 }
 
 export interface AuthRateLimits {
@@ -41,6 +87,10 @@ export interface AuthRateLimits {
   emailPerAddress: number;
   /** OTP / verify requests per IP per 5 minutes. */
   otpPerIp: number;
+  /** SMS sent per hour, all numbers together (the hosted `sms_sent`); test OTPs and autoconfirm are not counted. */
+  smsSent: number;
+  /** MFA challenge requests, and verify requests, per IP per minute (each counted apart). */
+  mfaPerIp: number;
 }
 
 /** REST (PostgREST) settings. */
@@ -108,6 +158,24 @@ export interface StorageOptions {
   uploadExpiry?: number;
   /** Seconds a signed upload URL is valid. Default 60, as the hosted service. */
   signedUploadExpiry?: number;
+  /** Image transformations (`/storage/v1/render/image/…`). */
+  imageTransformation?: ImageTransformationOptions;
+}
+
+/** Limits of image transformations; the defaults are the hosted service's. */
+export interface ImageTransformationOptions {
+  /** Serve `/render/image` and sign render URLs. Default true. */
+  enabled?: boolean;
+  /** Largest source image in bytes. Default 25 MB (25,000,000). */
+  maxSourceBytes?: number;
+  /** Largest source image in pixels. Default 50 megapixels (50,000,000). */
+  maxSourcePixels?: number;
+  /** Largest output width or height; larger requests are clamped. Default 2500. */
+  maxDimension?: number;
+  /** Seconds one render may take (past it: 400, "Image request timed out"). Default 30. */
+  timeoutSeconds?: number;
+  /** Disk space for rendered variants (`<storage dir>/render`), oldest dropped first. Default 1 GiB. */
+  cacheBytes?: number;
 }
 
 /** Options of {@link startServer}. */
@@ -126,8 +194,38 @@ export interface StartServerOptions {
   seedFile?: string;
   /** Directory of functions (`<name>/index.ts`). */
   functionsDir?: string;
-  /** HS256 secret for all JWTs. Default the local tooling's well-known secret. */
+  /**
+   * The legacy JWT secret (HS256): signs the legacy `anon` and `service_role` API keys, and
+   * user tokens too while no signing key is current. Default the local tooling's well-known
+   * secret.
+   */
   jwtSecret?: string;
+  /**
+   * JWT signing keys, as a JWK list in the format of GoTrue's `GOTRUE_JWT_KEYS` (what
+   * `backend-server gen signing-key` prints): EC P-256 (ES256), RSA (RS256) or shared secrets
+   * (`kty: "oct"`, HS256), each with a `kid`. A key's `status` (`current`, `standby`,
+   * `previous`, `revoked`) is as the hosted dashboard shows it; without one, the key whose
+   * `key_ops` contains `sign` is current and the others are previous. The current key signs
+   * user tokens; current and previous keys verify them; the public keys are served at
+   * `/auth/v1/.well-known/jwks.json`. Without a current key, the legacy secret signs.
+   *
+   * @example
+   * startServer({ signingKeys: [JSON.parse(readFileSync('signing_key.json', 'utf8'))] });
+   */
+  signingKeys?: SigningKeyJwk[];
+  /**
+   * Publishable keys (`sb_publishable_…`, the `anon` role). Default the local tooling's
+   * well-known one.
+   *
+   * @example
+   * startServer({ publishableKeys: ['sb_publishable_…'] });
+   */
+  publishableKeys?: string[];
+  /**
+   * Secret keys (`sb_secret_…`, the `service_role` role; refused from browsers). Default the
+   * local tooling's well-known one.
+   */
+  secretKeys?: string[];
   auth?: AuthOptions;
   rest?: RestOptions;
   storage?: StorageOptions;
@@ -152,15 +250,28 @@ export interface ServerConfig {
   seedFile: string | null;
   functionsDir: string | null;
   jwtSecret: string;
+  /** The signing keys every service verifies with (shared, so rotations reach all). */
+  signingKeys: SigningKeys;
   anonKey: string;
   serviceRoleKey: string;
-  auth: Required<Omit<AuthOptions, 'smtpUrl' | 'siteUrl' | 'rateLimits'>> & {
+  /** Publishable keys (the first is the one printed and returned). */
+  publishableKeys: string[];
+  /** Secret keys (the first is the one printed and returned). */
+  secretKeys: string[];
+  auth: Required<
+    Omit<AuthOptions, 'smtpUrl' | 'siteUrl' | 'rateLimits' | 'hooks' | 'sms' | 'mfa'>
+  > & {
     smtpUrl: string | null;
     siteUrl: string | null;
     rateLimits: AuthRateLimits | false;
+    hooks: { customAccessToken: string | null };
+    sms: ResolvedSms;
+    mfa: ResolvedMfa;
   };
   rest: Required<RestOptions>;
-  storage: Required<StorageOptions>;
+  storage: Required<Omit<StorageOptions, 'imageTransformation'>> & {
+    imageTransformation: Required<ImageTransformationOptions>;
+  };
   realtime: Required<RealtimeOptions>;
   functions: {
     wallTimeMs: number;
@@ -178,15 +289,37 @@ export const DEFAULT_RATE_LIMITS: AuthRateLimits = {
   signupPerIp: 30,
   emailPerAddress: 30,
   otpPerIp: 30,
+  smsSent: 30,
+  mfaPerIp: 15,
 };
 
 const abs = (path: string | undefined) => (path ? resolve(path) : null);
+
+function resolveImageTransformation(
+  o: ImageTransformationOptions,
+): Required<ImageTransformationOptions> {
+  return {
+    enabled: o.enabled ?? true,
+    maxSourceBytes: o.maxSourceBytes ?? 25_000_000,
+    maxSourcePixels: o.maxSourcePixels ?? 50_000_000,
+    maxDimension: o.maxDimension ?? 2500,
+    timeoutSeconds: o.timeoutSeconds ?? 30,
+    cacheBytes: o.cacheBytes ?? 1024 ** 3,
+  };
+}
 
 /** Fills in defaults and derived values (keys, storage dir). */
 export async function resolveConfig(options: StartServerOptions = {}): Promise<ServerConfig> {
   const jwtSecret = options.jwtSecret ?? DEFAULT_JWT_SECRET;
   if (jwtSecret.length < 32) throw new Error('jwtSecret must be at least 32 characters long');
   const { anonKey, serviceRoleKey } = await createApiKeys(jwtSecret);
+  const signingKeys = new SigningKeys(jwtSecret, options.signingKeys ?? []);
+  const publishableKeys = (options.publishableKeys ?? [DEFAULT_PUBLISHABLE_KEY]).map((k) =>
+    checkOpaqueKey(k, 'publishable'),
+  );
+  const secretKeys = (options.secretKeys ?? [DEFAULT_SECRET_KEY]).map((k) =>
+    checkOpaqueKey(k, 'secret'),
+  );
   const dataDir = abs(options.dataDir);
   const storageDir = dataDir
     ? join(dataDir, 'storage')
@@ -194,6 +327,8 @@ export async function resolveConfig(options: StartServerOptions = {}): Promise<S
   const auth = options.auth ?? {};
   const rateLimits =
     auth.rateLimits === false ? false : { ...DEFAULT_RATE_LIMITS, ...(auth.rateLimits ?? {}) };
+  const customAccessToken = auth.hooks?.customAccessToken ?? null;
+  if (customAccessToken) parseHookUri(customAccessToken, 'auth.hooks.customAccessToken');
   return {
     port: options.port ?? 54321,
     host: options.host ?? '127.0.0.1',
@@ -206,8 +341,11 @@ export async function resolveConfig(options: StartServerOptions = {}): Promise<S
     seedFile: abs(options.seedFile),
     functionsDir: abs(options.functionsDir),
     jwtSecret,
+    signingKeys,
     anonKey,
     serviceRoleKey,
+    publishableKeys,
+    secretKeys,
     auth: {
       autoconfirm: auth.autoconfirm ?? true,
       passwordMinLength: auth.passwordMinLength ?? 6,
@@ -217,9 +355,13 @@ export async function resolveConfig(options: StartServerOptions = {}): Promise<S
       anonymousSignIns: auth.anonymousSignIns ?? true,
       otpExpiry: auth.otpExpiry ?? 3600,
       securePasswordChange: auth.securePasswordChange ?? false,
+      disableSignup: auth.disableSignup ?? false,
+      hooks: { customAccessToken },
       smtpUrl: auth.smtpUrl ?? null,
       siteUrl: auth.siteUrl ?? null,
       rateLimits,
+      sms: resolveSms(auth.sms),
+      mfa: resolveMfa(auth.mfa),
     },
     rest: {
       schemas: options.rest?.schemas ?? ['public', 'graphql_public'],
@@ -238,6 +380,7 @@ export async function resolveConfig(options: StartServerOptions = {}): Promise<S
       fileSizeLimit: options.storage?.fileSizeLimit ?? 50 * 1024 ** 3,
       uploadExpiry: options.storage?.uploadExpiry ?? 24 * 60 * 60,
       signedUploadExpiry: options.storage?.signedUploadExpiry ?? 60,
+      imageTransformation: resolveImageTransformation(options.storage?.imageTransformation ?? {}),
     },
     log: options.log ?? false,
   };

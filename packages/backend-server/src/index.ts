@@ -3,5 +3,19 @@
  */
 export type { AuthOptions, RestOptions, ServerConfig, StartServerOptions } from './config';
 export type { Database } from './db/index';
-export { type ApiKeys, createApiKeys, DEFAULT_JWT_SECRET } from './keys';
+export {
+  type SigningKeyInfo,
+  type SigningKeyJwk,
+  type SigningKeyStatus,
+  SigningKeys,
+} from './http/signing-keys';
+export {
+  type ApiKeys,
+  createApiKeys,
+  DEFAULT_JWT_SECRET,
+  DEFAULT_PUBLISHABLE_KEY,
+  DEFAULT_SECRET_KEY,
+  generateOpaqueKey,
+  generateSigningKey,
+} from './keys';
 export { type RunningServer, startServer } from './server';

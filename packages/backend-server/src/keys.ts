@@ -1,4 +1,6 @@
+import { createHash, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
+import type { SigningKeyJwk } from './http/signing-keys';
 
 /** The JWT secret the hosted backend's local tooling uses, so tools set up for it work unchanged. */
 export const DEFAULT_JWT_SECRET = 'super-secret-jwt-token-with-at-least-32-characters-long';
@@ -26,4 +28,70 @@ export async function createApiKeys(jwtSecret: string = DEFAULT_JWT_SECRET): Pro
     apiKey('service_role', secret),
   ]);
   return { anonKey, serviceRoleKey };
+}
+
+/** The publishable key of the hosted backend's local tooling. */
+export const DEFAULT_PUBLISHABLE_KEY = 'sb_publishable_ACJWlzQHlZjBrEguHvfOxg_3BJgxAaH';
+/** The secret key of the hosted backend's local tooling. */
+export const DEFAULT_SECRET_KEY = 'sb_secret_N7UND0UgjKTVK-Uodkm0Hg_xSvEMPvz';
+
+/** The kinds of opaque API keys and the role each stands for. */
+export const OPAQUE_KEY_ROLES = { publishable: 'anon', secret: 'service_role' } as const;
+export type OpaqueKeyKind = keyof typeof OPAQUE_KEY_ROLES;
+
+const OPAQUE_KEY = /^sb_(publishable|secret)_[A-Za-z0-9_-]{16,}$/;
+
+/** Checks a configured `sb_publishable_…` / `sb_secret_…` key; throws naming the problem. */
+export function checkOpaqueKey(key: string, kind: OpaqueKeyKind): string {
+  const match = typeof key === 'string' ? OPAQUE_KEY.exec(key) : null;
+  if (!match || match[1] !== kind) {
+    throw new Error(`not a ${kind} key (expected sb_${kind}_ followed by at least 16 characters)`);
+  }
+  return key;
+}
+
+/**
+ * A new random opaque API key in the hosted format: the prefix, 16 random bytes and a short
+ * checksum, base64url.
+ *
+ * @example
+ * startServer({ secretKeys: [generateOpaqueKey('secret')] });
+ */
+export function generateOpaqueKey(kind: OpaqueKeyKind): string {
+  const body = randomBytes(16).toString('base64url');
+  const check = createHash('sha256')
+    .update(`sb_${kind}_${body}`)
+    .digest()
+    .subarray(0, 6)
+    .toString('base64url');
+  return `sb_${kind}_${body}_${check}`;
+}
+
+/**
+ * A new private signing key as a JWK, in the shape `supabase gen signing-key` prints (and
+ * `signingKeys` / GoTrue's `GOTRUE_JWT_KEYS` read): a random UUID `kid`, `use: "sig"`,
+ * `key_ops: ["sign", "verify"]`. ES256 is a P-256 key, RS256 a 2048-bit RSA key.
+ *
+ * @example
+ * const key = generateSigningKey('ES256');
+ * await startServer({ signingKeys: [key] });
+ */
+export function generateSigningKey(algorithm: 'ES256' | 'RS256' = 'ES256'): SigningKeyJwk {
+  const pair =
+    algorithm === 'ES256'
+      ? generateKeyPairSync('ec', { namedCurve: 'P-256' })
+      : algorithm === 'RS256'
+        ? generateKeyPairSync('rsa', { modulusLength: 2048 })
+        : null;
+  if (!pair) throw new Error(`unsupported algorithm: ${String(algorithm)} (ES256 or RS256)`);
+  const { kty, ...material } = pair.privateKey.export({ format: 'jwk' }) as Record<string, string>;
+  return {
+    kty: kty as string,
+    kid: randomUUID(),
+    use: 'sig',
+    key_ops: ['sign', 'verify'],
+    alg: algorithm,
+    ext: true,
+    ...material,
+  };
 }

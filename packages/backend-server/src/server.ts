@@ -6,6 +6,7 @@ import { getRequestListener } from '@hono/node-server';
 import { resolveConfig, type StartServerOptions } from './config';
 import { applyMigrations, applySeed, type Database, openDatabase, ROLES_SQL } from './db/index';
 import { createApp } from './http/app';
+import type { SigningKeys } from './http/signing-keys';
 import type { ServerContext, ServiceInstance, ServiceModule } from './service';
 import { SERVICES } from './services';
 
@@ -13,9 +14,21 @@ import { SERVICES } from './services';
 export interface RunningServer {
   /** Base URL, e.g. `http://127.0.0.1:54321`. */
   url: string;
+  /** The legacy `anon` API key (a JWT signed with the legacy secret). */
   anonKey: string;
+  /** The legacy `service_role` API key. */
   serviceRoleKey: string;
+  /** The publishable key (`sb_publishable_…`, role `anon`). */
+  publishableKey: string;
+  /** The secret key (`sb_secret_…`, role `service_role`; refused from browsers). */
+  secretKey: string;
+  /** The legacy JWT secret. */
   jwtSecret: string;
+  /**
+   * The signing keys: list them, add a standby key, rotate, revoke (as the hosted dashboard
+   * does); every service sees a change at once.
+   */
+  signingKeys: SigningKeys;
   /** The database, for tests and tools (superuser; bypasses RLS). */
   db: Database;
   /** Handles a Web Request without a socket (Hono's `app.request`). */
@@ -128,7 +141,10 @@ export async function startServer(
       url: config.url,
       anonKey: config.anonKey,
       serviceRoleKey: config.serviceRoleKey,
+      publishableKey: config.publishableKeys[0] as string,
+      secretKey: config.secretKeys[0] as string,
       jwtSecret: config.jwtSecret,
+      signingKeys: config.signingKeys,
       db,
       request: async (input, init) => app.request(input, init),
       stop,

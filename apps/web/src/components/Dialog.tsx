@@ -48,6 +48,7 @@ export function NameDialog(props: {
   const [name, setName] = useState(props.initial);
   const [problem, setProblem] = useState<string | null>(null);
   const id = useId();
+  const problemId = useId();
   const submit = (e: FormEvent) => {
     e.preventDefault();
     const trimmed = name.trim();
@@ -60,15 +61,24 @@ export function NameDialog(props: {
       <form onSubmit={submit} noValidate>
         <div className="field">
           <label htmlFor={id}>{props.label}</label>
+          {/* No maxLength: a longer name (typed or pasted) is not cut silently, it is told. */}
           <input
             id={id}
             value={name}
             autoFocus
-            maxLength={255}
             aria-invalid={problem || props.error ? true : undefined}
-            onChange={(e) => setName(e.target.value)}
+            aria-describedby={problem ? problemId : undefined}
+            onChange={(e) => {
+              setName(e.target.value);
+              const long = e.target.value.trim().length > 255;
+              setProblem(long ? nameProblem(e.target.value.trim()) : null);
+            }}
           />
-          {problem ? <p className="field-error">{problem}</p> : null}
+          {problem ? (
+            <p className="field-error" id={problemId} role="alert">
+              {problem}
+            </p>
+          ) : null}
         </div>
         <ErrorText error={props.error} />
         <div className="dialog-actions">

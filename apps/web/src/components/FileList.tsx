@@ -1,8 +1,19 @@
 import type { RangeQueryResult } from '@app/backend-react';
 import { type Range, useVirtualizer } from '@tanstack/react-virtual';
-import { type KeyboardEvent, memo, useLayoutEffect, useRef, useState } from 'react';
+import {
+  type KeyboardEvent,
+  type MouseEvent,
+  memo,
+  type ReactNode,
+  type RefObject,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+} from 'react';
 import { formatBytes, formatDate } from '../format';
 import type { FileRow, FolderRow } from '../lib/api';
+import { type Entry, entryKey, isSelected, type Selection } from '../lib/selection';
 
 export const ROW_HEIGHT = 44;
 /** Rows are added and removed in blocks of this many, not one by one as the list scrolls. */
@@ -15,22 +26,24 @@ export const MARGIN = 8;
  * side. While the list scrolls within those, the DOM does not change at all (the browser
  * just moves the layer); when it changes, a whole block comes and goes at once.
  */
-export function blockRange({ startIndex, endIndex, count }: Range): number[] {
+export function blockRange(
+  { startIndex, endIndex, count }: Range,
+  block = BLOCK,
+  margin = MARGIN,
+): number[] {
   if (count === 0) return [];
   // Both ends move together, once per block: the start is the block before the margin, and
   // enough whole blocks follow it to cover the visible rows and the margin after them.
-  const start = Math.max(0, Math.floor((startIndex - MARGIN) / BLOCK) * BLOCK);
-  const blocks = Math.ceil((endIndex - startIndex + 1 + 2 * MARGIN + BLOCK) / BLOCK);
-  const end = Math.min(count - 1, start + blocks * BLOCK - 1);
+  const start = Math.max(0, Math.floor((startIndex - margin) / block) * block);
+  const blocks = Math.ceil((endIndex - startIndex + 1 + 2 * margin + block) / block);
+  const end = Math.min(count - 1, start + blocks * block - 1);
   const out: number[] = [];
   for (let i = start; i <= end; i += 1) out.push(i);
   return out;
 }
 
-/** An entry of the list: a folder or a file. */
-export type Entry = { kind: 'folder'; row: FolderRow } | { kind: 'file'; row: FileRow };
-
-export const entryKey = (e: Entry) => `${e.kind}:${e.row.id}`;
+export type { Entry } from '../lib/selection';
+export { entryKey } from '../lib/selection';
 
 export function typeLabel(file: Pick<FileRow, 'mime_type' | 'name'>): string {
   const mime = file.mime_type || '';
@@ -43,44 +56,96 @@ export function typeLabel(file: Pick<FileRow, 'mime_type' | 'name'>): string {
   return ext ? ext.toUpperCase() : 'File';
 }
 
-interface Props {
+/** The rows of a list: folders first (all loaded), then files (by index, maybe by range). */
+export type FileSource =
+  | RangeQueryResult<FileRow>
+  | { total: number; rowAt(i: number): FileRow | undefined; setVisibleRange?: undefined };
+
+/** A column whose content depends on the view (Trash shows where an item was, …). */
+export interface Column {
+  label: string;
+  value(entry: Entry): string;
+}
+
+/** Commands given from the keyboard on a focused row. */
+export type RowCommand = 'trash' | 'rename';
+
+/** What a list (or grid) view needs from its screen. */
+export interface ListProps {
   folders: FolderRow[];
-  files:
-    | RangeQueryResult<FileRow>
-    | { total: number; rowAt(i: number): FileRow | undefined; setVisibleRange?: undefined };
-  selected: Set<string>;
+  files: FileSource;
+  selection: Selection;
   onToggle(entry: Entry): void;
   onOpen(entry: Entry): void;
+  /** Opens the entry's menu at a point (right-click) or under its button. */
+  onMenu(entry: Entry, at: { x: number; y: number }, trigger: HTMLElement | null): void;
+  onCommand?(command: RowCommand, entry: Entry): void;
   label: string;
+  /** Replaces the Type column. */
+  typeColumn?: Column;
+  /** Replaces the Modified column. */
+  dateColumn?: Column;
+  /** A picture per entry (thumbnails); the type icon when absent or null. */
+  picture?(entry: Entry, size: 'small' | 'large'): ReactNode;
+}
+
+/** The entry at an index of the list (folders first), if loaded. */
+export function entryAt(folders: FolderRow[], files: FileSource, index: number): Entry | null {
+  if (index < folders.length) {
+    const row = folders[index];
+    return row ? { kind: 'folder', row } : null;
+  }
+  const row = files.rowAt(index - folders.length);
+  return row ? { kind: 'file', row } : null;
 }
 
 /** What a row does; one object for the whole list, so rows only re-render when their data does. */
-interface RowActions {
+export interface RowActions {
   toggle(entry: Entry): void;
   open(entry: Entry): void;
-  keyDown(e: KeyboardEvent<HTMLButtonElement>, entry: Entry): void;
+  menu(e: MouseEvent<HTMLElement>, entry: Entry, fromButton: boolean): void;
+  picture?: ListProps['picture'];
+  typeColumn?: Column;
+  dateColumn?: Column;
 }
 
-type RowProps = { start: number; selected: boolean; actions: RowActions } & (
-  | { kind: 'folder'; row: FolderRow }
-  | { kind: 'file'; row: FileRow }
-);
+/** The words a screen reader hears for an entry's name button. */
+export function describeEntry(entry: Entry, type: string, date: string): string {
+  const file = entry.kind === 'file' ? entry.row : null;
+  const size = file ? `, ${formatBytes(Number(file.size))}` : '';
+  const star = entry.row.starred_at ? ', starred' : '';
+  return `${entry.row.name}, ${type}${size}${star}, ${date}`;
+}
+
+type RowProps = {
+  index: number;
+  start: number;
+  selected: boolean;
+  actions: RowActions;
+} & ({ kind: 'folder'; row: FolderRow } | { kind: 'file'; row: FileRow });
 
 /** One entry of the list; memoised on its row object, position and selection. */
-const Row = memo(function Row({ start, selected, actions, ...entryProps }: RowProps) {
+const Row = memo(function Row({ index, start, selected, actions, ...entryProps }: RowProps) {
   const entry = entryProps as Entry;
   const name = entry.row.name;
   const file = entry.kind === 'file' ? entry.row : null;
   const size = file ? formatBytes(Number(file.size)) : '—';
-  const type = file ? typeLabel(file) : 'Folder';
-  const date = formatDate(file ? file.updated_at : entry.row.created_at);
+  const type = actions.typeColumn?.value(entry) ?? (file ? typeLabel(file) : 'Folder');
+  const date =
+    actions.dateColumn?.value(entry) ?? formatDate(file ? file.updated_at : entry.row.created_at);
+  const dateLabel = actions.dateColumn
+    ? `${actions.dateColumn.label.toLowerCase()} ${date}`
+    : `modified ${date}`;
+  const picture = actions.picture?.(entry, 'small');
   return (
     <li
       className={`row${selected ? ' selected' : ''}${file?.status === 'uploading' ? ' pending' : ''}`}
       style={{ transform: `translateY(${start}px)`, height: ROW_HEIGHT }}
       data-kind={entry.kind}
       data-name={name}
+      data-index={index}
       onDoubleClick={() => actions.open(entry)}
+      onContextMenu={(e) => actions.menu(e, entry, false)}
     >
       <span className="c-select">
         <input
@@ -91,21 +156,37 @@ const Row = memo(function Row({ start, selected, actions, ...entryProps }: RowPr
         />
       </span>
       <span className="c-name">
+        {picture ?? <span className={`icon-${entry.kind}`} aria-hidden="true" />}
         <button
           type="button"
           className="name-button"
+          title={name}
           onClick={() => actions.open(entry)}
-          onKeyDown={(e) => actions.keyDown(e, entry)}
-          aria-label={`${name}, ${type}${file ? `, ${size}` : ''}, modified ${date}`}
+          aria-label={describeEntry(entry, type, dateLabel)}
         >
-          <span className={`icon-${entry.kind}`} aria-hidden="true" />
-          {name}
+          <span className="name-text">{name}</span>
         </button>
+        {entry.row.starred_at ? (
+          <span className="star" aria-hidden="true" title="Starred">
+            ★
+          </span>
+        ) : null}
         {file?.status === 'uploading' ? <span className="badge">uploading</span> : null}
       </span>
       <span className="c-size">{size}</span>
       <span className="c-type">{type}</span>
       <span className="c-date">{date}</span>
+      <span className="c-menu">
+        <button
+          type="button"
+          className="menu-button"
+          aria-label={`Actions for ${name}`}
+          aria-haspopup="menu"
+          onClick={(e) => actions.menu(e, entry, true)}
+        >
+          <span aria-hidden="true">⋯</span>
+        </button>
+      </span>
     </li>
   );
 });
@@ -128,8 +209,8 @@ interface RowsProps {
   first: number;
   last: number;
   folders: FolderRow[];
-  files: Props['files'];
-  selected: Set<string>;
+  files: FileSource;
+  selection: Selection;
   actions: RowActions;
 }
 
@@ -137,44 +218,158 @@ interface RowsProps {
  * Rows `first`..`last`. Memoised on the range: the virtualiser re-renders the list on every
  * scroll event, but while the rendered block stays the same this bails out.
  */
-const Rows = memo(function Rows({ first, last, folders, files, selected, actions }: RowsProps) {
+const Rows = memo(function Rows({ first, last, folders, files, selection, actions }: RowsProps) {
   const out = [];
   for (let index = first; index <= last; index += 1) {
     const start = index * ROW_HEIGHT;
-    const folder = index < folders.length ? folders[index] : undefined;
-    const file = index < folders.length ? undefined : files.rowAt(index - folders.length);
-    const entry: Entry | null = folder
-      ? { kind: 'folder', row: folder }
-      : file
-        ? { kind: 'file', row: file }
-        : null;
+    const entry = entryAt(folders, files, index);
     if (!entry) {
       out.push(<Placeholder key={`index:${index}`} start={start} />);
       continue;
     }
     const key = entryKey(entry);
     out.push(
-      <Row key={key} {...entry} start={start} selected={selected.has(key)} actions={actions} />,
+      <Row
+        key={key}
+        {...entry}
+        index={index}
+        start={start}
+        selected={isSelected(selection, key)}
+        actions={actions}
+      />,
     );
   }
   return out;
 });
 
+/** The row actions of a list or grid: stable, reading the latest props through a ref. */
+export function useRowActions(props: ListProps): RowActions {
+  const latest = useRef(props);
+  latest.current = props;
+  const [actions] = useState<RowActions>(() => ({
+    toggle: (entry) => latest.current.onToggle(entry),
+    open: (entry) => latest.current.onOpen(entry),
+    menu: (e, entry, fromButton) => {
+      e.preventDefault();
+      const target = e.currentTarget as HTMLElement;
+      const holder = target.closest('[data-index]');
+      const trigger = holder?.querySelector<HTMLElement>('.name-button') ?? null;
+      if (fromButton) {
+        const box = target.getBoundingClientRect();
+        latest.current.onMenu(entry, { x: box.right, y: box.bottom }, target);
+      } else {
+        latest.current.onMenu(entry, { x: e.clientX, y: e.clientY }, trigger);
+      }
+    },
+  }));
+  // Columns and pictures are part of what rows show: a new object (every row re-renders) only
+  // when they change, so screens pass them memoised.
+  const { picture, typeColumn, dateColumn } = props;
+  return useMemo(
+    () => ({ ...actions, picture, typeColumn, dateColumn }),
+    [actions, picture, typeColumn, dateColumn],
+  );
+}
+
+/**
+ * Keyboard use of a list or grid: arrows (by `columns` per line), Home/End and Page keys move
+ * the focus; Delete and F2 are given to the screen; Shift+Space ticks the focused entry.
+ * Returns the keydown handler and a function to call after each render.
+ */
+export function useListKeys(
+  props: ListProps,
+  count: number,
+  columns: number,
+  pageSize: number,
+  scrollToIndex: (index: number) => void,
+  container: RefObject<HTMLElement | null>,
+) {
+  const pending = useRef<number | null>(null);
+  const focusPending = () => {
+    if (pending.current === null) return;
+    const el = container.current?.querySelector<HTMLElement>(
+      `[data-index="${pending.current}"] .name-button`,
+    );
+    if (el) {
+      el.focus({ preventScroll: false });
+      pending.current = null;
+    }
+  };
+  const onKeyDown = (e: KeyboardEvent<HTMLElement>) => {
+    const holder = (e.target as HTMLElement).closest<HTMLElement>('[data-index]');
+    if (!holder) return;
+    const index = Number(holder.dataset.index);
+    const entry = entryAt(props.folders, props.files, index);
+    let next: number | null = null;
+    switch (e.key) {
+      case 'ArrowDown':
+        next = index + columns;
+        break;
+      case 'ArrowUp':
+        next = index - columns;
+        break;
+      case 'ArrowRight':
+        next = columns > 1 ? index + 1 : null;
+        break;
+      case 'ArrowLeft':
+        next = columns > 1 ? index - 1 : null;
+        break;
+      case 'Home':
+        next = 0;
+        break;
+      case 'End':
+        next = count - 1;
+        break;
+      case 'PageDown':
+        next = index + pageSize;
+        break;
+      case 'PageUp':
+        next = index - pageSize;
+        break;
+      case 'Delete':
+        if (entry && props.onCommand) {
+          e.preventDefault();
+          props.onCommand('trash', entry);
+        }
+        return;
+      case 'F2':
+        if (entry && props.onCommand) {
+          e.preventDefault();
+          props.onCommand('rename', entry);
+        }
+        return;
+      case ' ':
+        if (entry && e.shiftKey && !e.repeat) {
+          e.preventDefault();
+          props.onToggle(entry);
+        }
+        return;
+      default:
+        return;
+    }
+    if (next === null || count === 0) return;
+    e.preventDefault();
+    pending.current = Math.max(0, Math.min(count - 1, next));
+    scrollToIndex(pending.current);
+    focusPending();
+  };
+  return { onKeyDown, focusPending };
+}
+
 /**
  * The folder browser's list: folders first, then files, virtualised (only the rows on screen
  * exist in the DOM) and fetched by ranges around what is visible.
  */
-export function FileList({ folders, files, selected, onToggle, onOpen, label }: Props) {
+export function FileList(props: ListProps) {
+  const { folders, files, selection, label } = props;
   const scroller = useRef<HTMLDivElement>(null);
   const fileCount = files.total ?? 0;
   const count = folders.length + fileCount;
-  const handlers = useRef({ onToggle, onOpen });
-  handlers.current = { onToggle, onOpen };
   const virtualizer = useVirtualizer({
     count,
     getScrollElement: () => scroller.current,
     estimateSize: () => ROW_HEIGHT,
-    rangeExtractor: blockRange,
+    rangeExtractor: (range) => blockRange(range),
   });
   const items = virtualizer.getVirtualItems();
   const first = items[0]?.index ?? 0;
@@ -188,34 +383,34 @@ export function FileList({ folders, files, selected, onToggle, onOpen, label }: 
     setVisibleRange(Math.max(0, first - folders.length), Math.max(0, last - folders.length));
   }, [first, last, folders.length, setVisibleRange]);
 
-  const [actions] = useState<RowActions>(() => ({
-    toggle: (entry) => handlers.current.onToggle(entry),
-    open: (entry) => handlers.current.onOpen(entry),
-    keyDown: (e, entry) => {
-      if (e.key === ' ' && !e.repeat && e.shiftKey) {
-        e.preventDefault();
-        handlers.current.onToggle(entry);
-      } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-        e.preventDefault();
-        const row = e.currentTarget.closest('li');
-        const next = e.key === 'ArrowDown' ? row?.nextElementSibling : row?.previousElementSibling;
-        const button = next?.querySelector<HTMLButtonElement>('.name-button');
-        if (button) button.focus();
-        else scroller.current?.scrollBy({ top: e.key === 'ArrowDown' ? ROW_HEIGHT : -ROW_HEIGHT });
-      }
-    },
-  }));
+  const actions = useRowActions(props);
+  const keys = useListKeys(
+    props,
+    count,
+    1,
+    Math.max(1, Math.floor((scroller.current?.clientHeight ?? 440) / ROW_HEIGHT) - 1),
+    (index) => virtualizer.scrollToIndex(index, { align: 'auto' }),
+    scroller,
+  );
+  useLayoutEffect(() => keys.focusPending());
 
   return (
-    <div className="list">
+    <div className={props.typeColumn ? 'list with-place' : 'list'}>
       <div className="list-head" aria-hidden="true">
         <span className="c-select" />
         <span className="c-name">Name</span>
         <span className="c-size">Size</span>
-        <span className="c-type">Type</span>
-        <span className="c-date">Modified</span>
+        <span className="c-type">{props.typeColumn?.label ?? 'Type'}</span>
+        <span className="c-date">{props.dateColumn?.label ?? 'Modified'}</span>
+        <span className="c-menu" />
       </div>
-      <div className="list-scroll" ref={scroller} data-testid="list-scroll">
+      {/* biome-ignore lint/a11y/noStaticElementInteractions: keys of the rows' buttons bubble here. */}
+      <div
+        className="list-scroll"
+        ref={scroller}
+        data-testid="list-scroll"
+        onKeyDown={keys.onKeyDown}
+      >
         <ul aria-label={label} style={{ height: virtualizer.getTotalSize() }} className="rows">
           {items.length > 0 ? (
             <Rows
@@ -223,7 +418,7 @@ export function FileList({ folders, files, selected, onToggle, onOpen, label }: 
               last={last}
               folders={folders}
               files={files}
-              selected={selected}
+              selection={selection}
               actions={actions}
             />
           ) : null}

@@ -8,16 +8,16 @@ import {
 } from '@app/backend-react';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Link, NavLink, Outlet } from 'react-router';
-import { keys } from '../lib/api';
+import { LIVE_KEYS } from '../lib/api';
 import type { AuthApi } from '../lib/client-types';
 import { markSignedIn, markSignOutByUser } from '../lib/session';
+import { forgetThumbnails } from '../lib/thumbnails';
 import { driveUploadQueue } from '../lib/uploads';
 import { useDrive } from '../lib/use-drive';
 import { useAddFiles } from './add-files';
 import type { LayoutContext } from './layout-context';
+import { Toasts } from './Toasts';
 import { UploadTray } from './UploadTray';
-
-const LIVE_KEYS = [['files'], ['folders'], [...keys.allFolders], [...keys.usage], ['search']];
 
 function hasFiles(event: DragEvent): boolean {
   return Array.from(event.dataTransfer?.types ?? []).includes('Files');
@@ -139,6 +139,7 @@ export default function Layout() {
             type="button"
             onClick={() => {
               markSignOutByUser();
+              forgetThumbnails();
               void auth.signOut();
             }}
           >
@@ -155,6 +156,7 @@ export default function Layout() {
         <Outlet context={context} />
       </div>
       <UploadTray view={uploads} />
+      <Toasts />
       {dragging ? (
         <div className="dropzone" aria-hidden="true">
           <p>Drop files to upload them here</p>

@@ -10,6 +10,12 @@ export interface FolderRow {
   parent_id: string | null;
   name: string;
   created_at: string;
+  /** When it went to the Trash (null: not in the Trash). */
+  trashed_at?: string | null;
+  /** The trashed folder it went to the Trash with (null: deleted by itself). */
+  trashed_via?: string | null;
+  /** When it was starred (null: not starred). */
+  starred_at?: string | null;
 }
 
 export interface FileRow {
@@ -23,6 +29,9 @@ export interface FileRow {
   status: 'uploading' | 'ready';
   created_at: string;
   updated_at: string;
+  trashed_at?: string | null;
+  trashed_via?: string | null;
+  starred_at?: string | null;
 }
 
 export interface ShareRow {
@@ -62,20 +71,33 @@ export const keys = {
   profile: (id: string) => ['profile', id] as const,
   shares: (fileId: string) => ['shares', fileId] as const,
   allFolders: ['folders-all'] as const,
+  /** Recent, Starred and Trash (they change with files and folders alike). */
+  views: ['views'] as const,
+  view: (name: 'recent' | 'starred' | 'trash') => ['views', name] as const,
 };
 
-/** Sub-folders of a folder (null: the root), by name. */
+/** What a change to files or folders (here, on another device, or by an upload) refreshes. */
+export const LIVE_KEYS = [
+  ['files'],
+  ['folders'],
+  [...keys.allFolders],
+  [...keys.usage],
+  ['search'],
+  [...keys.views],
+];
+
+/** Sub-folders of a folder (null: the root), by name; not those in the Trash. */
 export function listFolders(client: DriveClient, parentId: string | null, sort: Sort) {
-  const q = client.from('folders').select('*');
+  const q = client.from('folders').select('*').is('trashed_at', null);
   return (parentId ? q.eq('parent_id', parentId) : q.is('parent_id', null)).order(
     sort.key === 'date' ? 'created_at' : 'name',
     { ascending: sort.key === 'size' ? true : sort.ascending },
   );
 }
 
-/** Every folder of the user (for breadcrumbs and "move to"). */
+/** Every folder of the user, those in the Trash too (breadcrumbs, "move to", places). */
 export function listAllFolders(client: DriveClient) {
-  return client.from('folders').select('id,parent_id,name').order('name');
+  return client.from('folders').select('id,parent_id,name,trashed_at,trashed_via').order('name');
 }
 
 /** Files of a folder, rows `from`..`to`, with the exact total when `count`. */
@@ -87,7 +109,10 @@ export function listFiles(
   to: number,
   count = true,
 ) {
-  const q = client.from('files').select('*', count ? { count: 'exact' } : undefined);
+  const q = client
+    .from('files')
+    .select('*', count ? { count: 'exact' } : undefined)
+    .is('trashed_at', null);
   return (folderId ? q.eq('folder_id', folderId) : q.is('folder_id', null))
     .order(fileOrder(sort), { ascending: sort.ascending })
     .order('id', { ascending: true })
@@ -123,57 +148,6 @@ export function moveItems(
     .update({ [column]: destination })
     .in('id', ids)
     .select('id');
-}
-
-/** Deletes file rows and their stored objects. */
-export async function deleteFiles(
-  client: DriveClient,
-  files: Pick<FileRow, 'id' | 'object_path'>[],
-) {
-  if (files.length === 0) return { data: [], error: null };
-  const removed = await client.storage.from(BUCKET).remove(files.map((f) => f.object_path));
-  if (removed.error) return removed;
-  return client
-    .from('files')
-    .delete()
-    .in(
-      'id',
-      files.map((f) => f.id),
-    )
-    .select('id');
-}
-
-/**
- * Deletes folders: the stored objects of every file below them first (the rows follow by
- * cascade).
- */
-export async function deleteFolders(client: DriveClient, folderIds: string[]) {
-  if (folderIds.length === 0) return { data: [], error: null };
-  const all = await listAllFolders(client);
-  if (all.error) return all;
-  const folders = (all.data ?? []) as Pick<FolderRow, 'id' | 'parent_id'>[];
-  const below = new Set(folderIds);
-  let grew = true;
-  while (grew) {
-    grew = false;
-    for (const f of folders) {
-      if (f.parent_id && below.has(f.parent_id) && !below.has(f.id)) {
-        below.add(f.id);
-        grew = true;
-      }
-    }
-  }
-  const files = await client
-    .from('files')
-    .select('id,object_path')
-    .in('folder_id', [...below]);
-  if (files.error) return files;
-  const paths = ((files.data ?? []) as Pick<FileRow, 'object_path'>[]).map((f) => f.object_path);
-  for (let i = 0; i < paths.length; i += 500) {
-    const removed = await client.storage.from(BUCKET).remove(paths.slice(i, i + 500));
-    if (removed.error) return removed;
-  }
-  return client.from('folders').delete().in('id', folderIds).select('id');
 }
 
 export function storageUsage(client: DriveClient) {

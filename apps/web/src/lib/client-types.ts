@@ -11,6 +11,7 @@ export interface Query<T = unknown> extends PromiseLike<ResultLike<T>> {
   eq(column: string, value: unknown): Query<T>;
   neq(column: string, value: unknown): Query<T>;
   is(column: string, value: null | boolean): Query<T>;
+  not(column: string, operator: string, value: unknown): Query<T>;
   in(column: string, values: readonly unknown[]): Query<T>;
   ilike(column: string, pattern: string): Query<T>;
   order(column: string, options?: { ascending?: boolean; nullsFirst?: boolean }): Query<T>;
@@ -68,8 +69,17 @@ export interface Bucket {
   createSignedUrl(
     path: string,
     expiresIn: number,
-    options?: { download?: string | boolean },
+    options?: {
+      download?: string | boolean;
+      transform?: { width?: number; height?: number; resize?: 'cover' | 'contain' | 'fill' };
+    },
   ): Promise<ResultLike<{ signedUrl: string }>>;
+  createSignedUrls(
+    paths: string[],
+    expiresIn: number,
+  ): Promise<
+    ResultLike<Array<{ path: string | null; signedUrl: string | null; error: string | null }>>
+  >;
   download(path: string): Promise<ResultLike<Blob>>;
   remove(paths: string[]): Promise<ResultLike<unknown>>;
   // biome-ignore lint/suspicious/noExplicitAny: the options of the SDK's resumable upload.

@@ -1,59 +1,32 @@
-import { useBackendMutation, useBackendQuery, useRangeQuery } from '@app/backend-react';
-import { lazy, Suspense, useEffect, useMemo, useRef, useState } from 'react';
-import { Link, useNavigate, useParams } from 'react-router';
-import { ConfirmDialog, NameDialog } from '../components/Dialog';
+import { unwrap, useBackendMutation, useBackendQuery, useRangeQuery } from '@app/backend-react';
+import { useEffect, useRef, useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { Browser } from '../components/Browser';
+import { NameDialog } from '../components/Dialog';
 import { ErrorText } from '../components/ErrorText';
-import { type Entry, entryKey, FileList } from '../components/FileList';
 import { useLayout } from '../components/layout-context';
-import { Loading } from '../Loading';
+import { ViewNav } from '../components/ViewNav';
+import { ViewToggle } from '../components/ViewToggle';
 import {
   createFolder,
-  deleteFiles,
-  deleteFolders,
   type FileRow,
   type FolderRow,
   keys,
+  LIVE_KEYS,
   listAllFolders,
   listFiles,
   listFolders,
-  moveItems,
-  renameItem,
   type Sort,
   type SortKey,
   searchFiles,
-  signedUrl,
 } from '../lib/api';
 import type { DriveClient } from '../lib/client-types';
+import type { Entry } from '../lib/selection';
+import { usePictures } from '../lib/thumbnails';
 import { useDrive } from '../lib/use-drive';
+import { useViewMode } from '../lib/view-mode';
 
-const MoveDialog = lazy(() => import('../components/MoveDialog'));
-const ShareDialog = lazy(() => import('../components/ShareDialog'));
-const Preview = lazy(() => import('../components/Preview'));
-
-type Pane =
-  | { kind: 'new-folder' }
-  | { kind: 'rename'; entry: Entry }
-  | { kind: 'delete'; entries: Entry[] }
-  | { kind: 'move'; entries: Entry[] }
-  | { kind: 'share'; file: FileRow }
-  | { kind: 'preview'; file: FileRow }
-  | null;
-
-const LIVE = [['files'], ['folders'], [...keys.allFolders], [...keys.usage], ['search']];
-
-/** Starts a download of a file through a short-lived signed URL. */
-export async function download(client: DriveClient, file: FileRow): Promise<unknown> {
-  const { data, error } = await signedUrl(client, file, true);
-  if (error || !data) return error ?? new Error('No URL');
-  const a = document.createElement('a');
-  a.href = data.signedUrl;
-  a.download = file.name;
-  a.rel = 'noopener';
-  document.body.append(a);
-  a.click();
-  a.remove();
-  return null;
-}
+const ALL_PAGE = 1000;
 
 function Breadcrumbs({
   folderId,
@@ -78,9 +51,13 @@ function Breadcrumbs({
         {chain.map((f, i) => (
           <li key={f.id}>
             {i === chain.length - 1 ? (
-              <span aria-current="page">{f.name}</span>
+              <span aria-current="page" title={f.name}>
+                {f.name}
+              </span>
             ) : (
-              <Link to={`/files/${f.id}`}>{f.name}</Link>
+              <Link to={`/files/${f.id}`} title={f.name}>
+                {f.name}
+              </Link>
             )}
           </li>
         ))}
@@ -89,23 +66,33 @@ function Breadcrumbs({
   );
 }
 
+/** Every file of a folder (not in the Trash), for "select all". */
+async function allFiles(client: DriveClient, folderId: string | null, sort: Sort) {
+  const out: FileRow[] = [];
+  for (let from = 0; ; from += ALL_PAGE) {
+    const page = (await unwrap(
+      listFiles(client, folderId, sort, from, from + ALL_PAGE - 1, false),
+    )) as FileRow[];
+    out.push(...page);
+    if (page.length < ALL_PAGE) return out;
+  }
+}
+
 export default function FilesScreen() {
   const { folderId: param } = useParams();
   const folderId = param ?? null;
   const client = useDrive();
-  const navigate = useNavigate();
   const { setUploadTarget, addFiles } = useLayout();
   const [sort, setSort] = useState<Sort>({ key: 'name', ascending: true });
   const [query, setQuery] = useState('');
-  const [selected, setSelected] = useState<Set<string>>(new Set());
-  const [pane, setPane] = useState<Pane>(null);
-  const [actionError, setActionError] = useState<unknown>(null);
+  const [creating, setCreating] = useState(false);
+  const [view, setView] = useViewMode();
   const picker = useRef<HTMLInputElement>(null);
   const search = query.trim();
+  const picture = usePictures();
 
   useEffect(() => {
     setUploadTarget(folderId);
-    setSelected(new Set());
     setQuery('');
   }, [folderId, setUploadTarget]);
 
@@ -127,111 +114,52 @@ export default function FilesScreen() {
   const results = useBackendQuery<FileRow[], DriveClient>(
     keys.search(search),
     (c) => searchFiles(c, search) as never,
-    {
-      enabled: search.length > 0,
-    },
+    { enabled: search.length > 0 },
   );
 
-  const exists =
-    folderId === null || allFolders.isPending || allFolders.data?.some((f) => f.id === folderId);
+  const here = folderId ? allFolders.data?.find((f) => f.id === folderId) : undefined;
+  const exists = folderId === null || allFolders.isPending || here !== undefined;
 
   const newFolder = useBackendMutation(
     (name: string, c: DriveClient) => createFolder(c, name, folderId),
-    { invalidates: LIVE, onSuccess: () => setPane(null) },
-  );
-  const rename = useBackendMutation(
-    (v: { entry: Entry; name: string }, c: DriveClient) =>
-      renameItem(c, v.entry.kind === 'file' ? 'files' : 'folders', v.entry.row.id, v.name),
-    { invalidates: LIVE, onSuccess: () => setPane(null) },
-  );
-  const remove = useBackendMutation(
-    async (entries: Entry[], c: DriveClient) => {
-      const fileRows = entries.flatMap((e) => (e.kind === 'file' ? [e.row] : []));
-      const folderIds = entries.flatMap((e) => (e.kind === 'folder' ? [e.row.id] : []));
-      const a = await deleteFiles(c, fileRows);
-      if (a.error) return a;
-      return deleteFolders(c, folderIds);
-    },
-    {
-      invalidates: LIVE,
-      onSuccess: () => {
-        setPane(null);
-        setSelected(new Set());
-      },
-    },
-  );
-  const move = useBackendMutation(
-    async (v: { entries: Entry[]; destination: string | null }, c: DriveClient) => {
-      const fileIds = v.entries.flatMap((e) => (e.kind === 'file' ? [e.row.id] : []));
-      const folderIds = v.entries.flatMap((e) => (e.kind === 'folder' ? [e.row.id] : []));
-      if (fileIds.length) {
-        const a = await moveItems(c, 'files', fileIds, v.destination);
-        if (a.error) return a;
-      }
-      if (folderIds.length) return moveItems(c, 'folders', folderIds, v.destination);
-      return { data: [], error: null };
-    },
-    {
-      invalidates: LIVE,
-      onSuccess: () => {
-        setPane(null);
-        setSelected(new Set());
-      },
-    },
+    { invalidates: LIVE_KEYS, onSuccess: () => setCreating(false) },
   );
 
-  const folderRows = search ? [] : (folders.data ?? []);
-  const list = search
-    ? { total: results.data?.length ?? 0, rowAt: (i: number) => results.data?.[i] }
-    : files;
-
-  const selectedEntries = useMemo(() => {
-    const out: Entry[] = [];
-    for (const f of folderRows)
-      if (selected.has(`folder:${f.id}`)) out.push({ kind: 'folder', row: f });
-    const total = list.total ?? 0;
-    for (let i = 0; i < total && out.length < selected.size; i += 1) {
-      const row = list.rowAt(i);
-      if (row && selected.has(`file:${row.id}`)) out.push({ kind: 'file', row });
-    }
-    return out;
-  }, [folderRows, list, selected]);
-  const selectedFile =
-    selectedEntries.length === 1 && selectedEntries[0]?.kind === 'file'
-      ? selectedEntries[0].row
-      : null;
-
-  const toggle = (entry: Entry) => {
-    const key = entryKey(entry);
-    setSelected((s) => {
-      const next = new Set(s);
-      if (next.has(key)) next.delete(key);
-      else next.add(key);
-      return next;
-    });
-  };
-  const open = (entry: Entry) => {
-    if (entry.kind === 'folder') navigate(`/files/${entry.row.id}`);
-    else if (entry.row.status === 'ready') setPane({ kind: 'preview', file: entry.row });
-  };
-
-  if (!exists) {
+  if (!exists || here?.trashed_at) {
     return (
       <main className="page">
-        <h1>Folder not found</h1>
-        <p>This folder does not exist or is not yours.</p>
-        <Link to="/files">Back to My files</Link>
+        <ViewNav />
+        <h1>{here ? 'This folder is in the Trash' : 'Folder not found'}</h1>
+        <p>
+          {here
+            ? 'Restore it from the Trash to open it again.'
+            : 'This folder does not exist or is not yours.'}
+        </p>
+        <p>
+          {here ? <Link to="/trash">Go to Trash</Link> : null}{' '}
+          <Link to="/files">Back to My files</Link>
+        </p>
       </main>
     );
   }
 
   const loadError = folders.error ?? files.error ?? results.error ?? allFolders.error;
-  const currentName = folderId
-    ? (allFolders.data?.find((f) => f.id === folderId)?.name ?? 'Folder')
-    : 'My files';
+  const currentName = here?.name ?? 'My files';
+  const folderRows = search ? [] : (folders.data ?? []);
+  const list = search
+    ? { total: results.data?.length ?? 0, rowAt: (i: number) => results.data?.[i] }
+    : files;
+  const everything = async (): Promise<Entry[]> => {
+    const fileRows = search ? (results.data ?? []) : await allFiles(client, folderId, sort);
+    return [
+      ...folderRows.map((row): Entry => ({ kind: 'folder', row })),
+      ...fileRows.map((row): Entry => ({ kind: 'file', row })),
+    ];
+  };
 
   return (
     <main className="page files">
+      <ViewNav />
       <Breadcrumbs folderId={folderId} folders={allFolders.data} />
       <h1 className="sr-only">{currentName}</h1>
       <div className="toolbar" role="toolbar" aria-label="Folder actions">
@@ -251,7 +179,7 @@ export default function FilesScreen() {
             e.target.value = '';
           }}
         />
-        <button type="button" onClick={() => setPane({ kind: 'new-folder' })}>
+        <button type="button" onClick={() => setCreating(true)}>
           New folder
         </button>
         <label className="search">
@@ -280,74 +208,31 @@ export default function FilesScreen() {
             <option value="date:asc">Modified (oldest)</option>
           </select>
         </label>
+        <ViewToggle mode={view} onChange={setView} />
       </div>
-      {selectedEntries.length > 0 ? (
-        <div className="selection" role="toolbar" aria-label="Selection actions">
-          <span>{selectedEntries.length} selected</span>
-          {selectedFile ? (
-            <>
-              <button
-                type="button"
-                onClick={() => setPane({ kind: 'preview', file: selectedFile })}
-              >
-                Preview
-              </button>
-              <button
-                type="button"
-                onClick={async () => setActionError(await download(client, selectedFile))}
-              >
-                Download
-              </button>
-              <button type="button" onClick={() => setPane({ kind: 'share', file: selectedFile })}>
-                Share
-              </button>
-            </>
-          ) : null}
-          {selectedEntries.length === 1 && selectedEntries[0] ? (
-            <button
-              type="button"
-              onClick={() => setPane({ kind: 'rename', entry: selectedEntries[0] as Entry })}
-            >
-              Rename
-            </button>
-          ) : null}
-          <button type="button" onClick={() => setPane({ kind: 'move', entries: selectedEntries })}>
-            Move
-          </button>
-          <button
-            type="button"
-            className="danger"
-            onClick={() => setPane({ kind: 'delete', entries: selectedEntries })}
-          >
-            Delete
-          </button>
-          <button type="button" onClick={() => setSelected(new Set())}>
-            Clear selection
-          </button>
-        </div>
-      ) : null}
-      <ErrorText error={actionError ?? loadError} />
-      {(search ? results.isPending : folders.isPending || files.isLoading) && !loadError ? (
-        <Loading />
-      ) : folderRows.length + (list.total ?? 0) === 0 ? (
-        <div className="empty">
-          <p>
-            {search
-              ? `No files match “${search}”.`
-              : 'This folder is empty. Drop files anywhere, or use Upload files.'}
-          </p>
-        </div>
-      ) : (
-        <FileList
-          folders={folderRows}
-          files={list}
-          selected={selected}
-          onToggle={toggle}
-          onOpen={open}
-          label={search ? `Search results for ${search}` : `Contents of ${currentName}`}
-        />
-      )}
-      {pane?.kind === 'new-folder' ? (
+      <ErrorText error={loadError} />
+      <Browser
+        mode="drive"
+        folders={folderRows}
+        files={list}
+        label={search ? `Search results for ${search}` : `Contents of ${currentName}`}
+        everything={everything}
+        allFolders={allFolders.data ?? []}
+        view={view}
+        picture={picture}
+        loading={(search ? results.isPending : folders.isPending || files.isLoading) && !loadError}
+        resetKey={`${folderId}:${search}`}
+        empty={
+          <div className="empty">
+            <p>
+              {search
+                ? `No files match “${search}”.`
+                : 'This folder is empty. Drop files anywhere, or use Upload files.'}
+            </p>
+          </div>
+        }
+      />
+      {creating ? (
         <NameDialog
           title="New folder"
           label="Folder name"
@@ -358,68 +243,10 @@ export default function FilesScreen() {
           onSubmit={(name) => newFolder.mutate(name)}
           onClose={() => {
             newFolder.reset();
-            setPane(null);
+            setCreating(false);
           }}
         />
       ) : null}
-      {pane?.kind === 'rename' ? (
-        <NameDialog
-          title={`Rename ${pane.entry.kind}`}
-          label="New name"
-          initial={pane.entry.row.name}
-          submitLabel="Rename"
-          pending={rename.isPending}
-          error={rename.error}
-          onSubmit={(name) => rename.mutate({ entry: pane.entry, name })}
-          onClose={() => {
-            rename.reset();
-            setPane(null);
-          }}
-        />
-      ) : null}
-      {pane?.kind === 'delete' ? (
-        <ConfirmDialog
-          title="Delete"
-          message={
-            pane.entries.length === 1
-              ? `Delete “${pane.entries[0]?.row.name}”${pane.entries[0]?.kind === 'folder' ? ' and everything in it' : ''}? This cannot be undone.`
-              : `Delete ${pane.entries.length} items (and everything in the folders)? This cannot be undone.`
-          }
-          confirmLabel="Delete"
-          pending={remove.isPending}
-          error={remove.error}
-          onConfirm={() => remove.mutate(pane.entries)}
-          onClose={() => {
-            remove.reset();
-            setPane(null);
-          }}
-        />
-      ) : null}
-      <Suspense fallback={null}>
-        {pane?.kind === 'move' ? (
-          <MoveDialog
-            entries={pane.entries}
-            folders={allFolders.data ?? []}
-            pending={move.isPending}
-            error={move.error}
-            onMove={(destination) => move.mutate({ entries: pane.entries, destination })}
-            onClose={() => {
-              move.reset();
-              setPane(null);
-            }}
-          />
-        ) : null}
-        {pane?.kind === 'share' ? (
-          <ShareDialog file={pane.file} onClose={() => setPane(null)} />
-        ) : null}
-        {pane?.kind === 'preview' ? (
-          <Preview
-            file={pane.file}
-            onClose={() => setPane(null)}
-            onDownload={async () => setActionError(await download(client, pane.file))}
-          />
-        ) : null}
-      </Suspense>
     </main>
   );
 }

@@ -1,10 +1,20 @@
-import { useAuth, useBackendMutation, useBackendQuery, useUser } from '@app/backend-react';
+import {
+  useAuth,
+  useBackendMutation,
+  useBackendQuery,
+  useQueryClient,
+  useUser,
+} from '@app/backend-react';
 import { type FormEvent, type ReactNode, useEffect, useId, useState } from 'react';
 import { ErrorText } from '../components/ErrorText';
 import { formatBytes } from '../format';
 import { getProfile, keys, storageUsage, type Usage, updateProfile } from '../lib/api';
 import type { AuthApi, DriveClient } from '../lib/client-types';
 import { markSignOutByUser } from '../lib/session';
+import { setTheme, storedTheme, type Theme } from '../lib/theme';
+import { forgetThumbnails } from '../lib/thumbnails';
+import { useDrive } from '../lib/use-drive';
+import { deleteForever } from '../lib/views-api';
 
 function Section({ title, children }: { title: string; children: ReactNode }) {
   const id = useId();
@@ -13,6 +23,38 @@ function Section({ title, children }: { title: string; children: ReactNode }) {
       <h2 id={id}>{title}</h2>
       {children}
     </section>
+  );
+}
+
+const THEMES: Array<{ value: Theme; label: string }> = [
+  { value: 'system', label: 'System' },
+  { value: 'light', label: 'Light' },
+  { value: 'dark', label: 'Dark' },
+];
+
+/** System, Light or Dark, applied at once and kept in this browser. */
+function Appearance() {
+  const [theme, pick] = useState<Theme>(storedTheme);
+  return (
+    <fieldset className="theme-choice">
+      <legend>Theme</legend>
+      {THEMES.map((t) => (
+        <label key={t.value}>
+          <input
+            type="radio"
+            name="theme"
+            value={t.value}
+            checked={theme === t.value}
+            onChange={() => {
+              pick(t.value);
+              setTheme(t.value);
+            }}
+          />
+          {t.label}
+        </label>
+      ))}
+      <p className="hint">System follows your device’s light or dark setting.</p>
+    </fieldset>
   );
 }
 
@@ -38,6 +80,16 @@ export default function SettingsScreen() {
     { enabled: Boolean(uid) },
   );
   const usage = useBackendQuery<Usage, DriveClient>(keys.usage, (c) => storageUsage(c));
+  const client = useDrive();
+  const queryClient = useQueryClient();
+  // Trash entries past 30 days go before the quota is shown (see the README, "Trash").
+  useEffect(() => {
+    void Promise.resolve(deleteForever(client, 'purge')).then((r) => {
+      if (!r.error && (r.data as { deleted?: number } | null)?.deleted) {
+        void queryClient.invalidateQueries({ queryKey: keys.usage });
+      }
+    });
+  }, [client, queryClient]);
   const [name, setName] = useState('');
   useEffect(() => {
     if (profile.data) setName(profile.data.display_name);
@@ -83,6 +135,9 @@ export default function SettingsScreen() {
         ) : (
           <p role="status">Loading…</p>
         )}
+      </Section>
+      <Section title="Appearance">
+        <Appearance />
       </Section>
       <Section title="Profile">
         <form
@@ -177,6 +232,7 @@ export default function SettingsScreen() {
             className="danger"
             onClick={() => {
               markSignOutByUser();
+              forgetThumbnails();
               void auth.signOut();
             }}
           >

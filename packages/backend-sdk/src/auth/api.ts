@@ -67,6 +67,7 @@ export async function authFetch(http: Http, req: AuthRequest): Promise<unknown> 
     status: res.status,
     code: code || (res.status >= 500 ? 'unexpected_failure' : ''),
     details: b.weak_password ?? null,
+    reasons: (b.weak_password as { reasons?: string[] } | undefined)?.reasons,
   });
 }
 

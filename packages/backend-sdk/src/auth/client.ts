@@ -6,6 +6,7 @@ import { AuthError } from '../errors';
 import { createHttp, type Http } from '../http/index';
 import { AdminApi } from './admin';
 import { asSession, attempt, authFetch, jwtPayload } from './api';
+import { type ClaimsResult, type GetClaimsOptions, verifyClaims } from './claims';
 import { challengeOf, createVerifier } from './pkce';
 import { SessionManager } from './session';
 import type {
@@ -28,6 +29,13 @@ const none = { user: null, session: null };
 const captcha = (o?: { captchaToken?: string }) => ({ captcha_token: o?.captchaToken });
 
 /** The auth client of one project. */
+/** Options of an anonymous sign-in. */
+interface AnonymousOptions {
+  /** User metadata of the new anonymous user. */
+  data?: Record<string, unknown>;
+  captchaToken?: string;
+}
+
 export class AuthClient extends SessionManager {
   /** Admin API (needs the service role key as the client's key). */
   readonly admin: AdminApi;
@@ -165,8 +173,10 @@ export class AuthClient extends SessionManager {
    * const { data: { user } } = await auth.signInAnonymously();
    */
   signInAnonymously(
-    options: { data?: Record<string, unknown>; captchaToken?: string } = {},
+    credentials: AnonymousOptions & { options?: AnonymousOptions } = {},
   ): Promise<AuthResult<UserAndSession>> {
+    // `{ options: { data } }` as in the official client, or `{ data }`.
+    const options = credentials.options ?? credentials;
     return attempt(none, async () => {
       const body = await authFetch(this.http, {
         method: 'POST',
@@ -254,6 +264,26 @@ export class AuthClient extends SessionManager {
         throw e;
       }
     });
+  }
+
+  /**
+   * The verified claims of the session's access token (or of `jwt`): asymmetric tokens
+   * (ES256, RS256) are verified locally with WebCrypto and the project's cached JWKS, others
+   * by the server. `{ data: null, error: null }` when signed out.
+   *
+   * @example
+   * const { data, error } = await auth.getClaims();
+   * if (data) console.log(data.claims.sub, data.claims.role);
+   */
+  async getClaims(jwt?: string, options: GetClaimsOptions = {}): Promise<ClaimsResult> {
+    let token = jwt;
+    if (!token) {
+      const { data, error } = await this.getSession();
+      if (error || !data.session) return { data: null, error };
+      token = data.session.access_token;
+    }
+    const check = async (t: string) => (await this.getUser(t)).error;
+    return verifyClaims(this.http, token, this.timers.now(), check, options);
   }
 
   /**

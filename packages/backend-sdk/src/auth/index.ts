@@ -10,7 +10,14 @@ export {
   type GenerateLinkProperties,
   type UserPage,
 } from './admin';
+export type {
+  ClaimsResult,
+  GetClaimsOptions,
+  JwtHeader,
+  JwtPayload,
+} from './claims';
 export { AuthClient, createAuthClient } from './client';
+export { JWKS_TTL, type Jwk } from './jwks';
 export { type LockFn, type LockManagerLike, memoryLock, webLock } from './lock';
 export { createScheduler, refreshMargin, type Scheduler, type Timers } from './refresh';
 export { SessionManager } from './session';

@@ -73,8 +73,9 @@ export class FunctionsClient {
   async invoke<T = unknown>(name: string, options: InvokeOptions = {}): Promise<InvokeResult<T>> {
     const headers: Record<string, string> = {};
     const fetchError = (m: string, o: BackendErrorOptions) =>
-      new FunctionsError(`Failed to send a request to the Edge Function: ${m}`, {
+      new FunctionsError('Failed to send a request to the Edge Function', {
         ...o,
+        details: m,
         type: 'fetch',
       });
     let { body } = options;
@@ -119,9 +120,13 @@ export class FunctionsClient {
     } catch (error) {
       return { data: null, error: error as FunctionsError, response: null };
     }
+    const relay = res.headers.get('x-relay-error') === 'true';
+    // A failed call hands over the response unread (`error.context`, as the official client
+    // does) and reads a copy into `error.body`.
+    const raw = relay || !res.ok ? res : null;
     let data: unknown;
     try {
-      data = await decode(res);
+      data = await decode(raw ? res.clone() : res);
     } catch (cause) {
       data = null;
       if (res.ok)
@@ -137,8 +142,7 @@ export class FunctionsClient {
           response: res,
         };
     }
-    const relay = res.headers.get('x-relay-error') === 'true';
-    if (relay || !res.ok) {
+    if (raw) {
       const b = data as { code?: unknown; message?: unknown } | null;
       const error = new FunctionsError(
         relay
@@ -150,10 +154,10 @@ export class FunctionsClient {
           code: typeof b?.code === 'string' ? b.code : '',
           details: typeof b?.message === 'string' ? b.message : null,
           body: data,
-          response: res,
+          response: raw,
         },
       );
-      return { data: null, error, response: res };
+      return { data: null, error, response: raw };
     }
     return { data: data as T, error: null, response: res };
   }

@@ -53,7 +53,10 @@ export interface HttpOptions {
   retries?: number;
   /** Backoff before retry n (1-based), in ms; default `min(1000·2^(n-1), 30000)`. */
   retryDelay?: (attempt: number) => number;
-  /** Current user access token; when absent or null the key is sent as bearer. */
+  /**
+   * Current user access token; when absent or null the key is sent as bearer (a legacy JWT
+   * key only: a publishable or secret key goes in `apikey` alone).
+   */
   accessToken?: AccessTokenGetter;
 }
 
@@ -75,7 +78,8 @@ export interface HttpRequest {
   timeout?: number;
   /**
    * Bearer token: a string to send it, `null` to send no `Authorization`, undefined for the
-   * default (current access token, else the key).
+   * default (current access token, else the key). A publishable or secret key is never sent
+   * as a bearer.
    */
   token?: string | null;
   /**
@@ -162,7 +166,8 @@ export function createHttp(options: HttpOptions): Http {
       const method = (req.method ?? 'GET').toUpperCase();
       const headers: Record<string, string> = { apikey: key, ...base, ...req.headers };
       const token = req.token === undefined ? ((await accessToken()) ?? key) : req.token;
-      if (token !== null && !hasHeader(headers, 'authorization'))
+      // A publishable or secret key is not a JWT: it goes in `apikey` only.
+      if (token !== null && !isOpaqueKey(token) && !hasHeader(headers, 'authorization'))
         headers.Authorization = `Bearer ${token}`;
       let body = req.body;
       if (req.json !== undefined) {
@@ -254,6 +259,13 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 
 const aborted = (req: HttpRequest, cause: unknown) =>
   req.error('The request was aborted', { code: 'aborted', cause });
+
+/**
+ * True for the hosted backend's publishable and secret keys (`sb_publishable_…`,
+ * `sb_secret_…`): not JWTs, so never sent as a bearer token.
+ */
+export const isOpaqueKey = (key: string): boolean =>
+  key.startsWith('sb_publishable_') || key.startsWith('sb_secret_');
 
 /** Case-insensitive header lookup in a plain object. */
 export function hasHeader(headers: Record<string, string>, name: string): boolean {

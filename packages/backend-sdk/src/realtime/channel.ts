@@ -52,7 +52,19 @@ export interface BroadcastMessage {
 }
 
 type Callback = (payload: never) => void;
-type Binding = { type: string; filter: Record<string, unknown>; callback: Callback; id?: number };
+
+/** A listener added with `on()`, as `channel.bindings` lists it (by type). */
+export interface Binding {
+  /** `postgres_changes`, `broadcast`, `presence` or `system`. */
+  type: string;
+  /** The filter given to `on()` (a `pgFilter()` builder as its string). */
+  filter: Record<string, unknown>;
+  callback: Callback;
+  /** Order of the listener in the channel. */
+  ref: number;
+  /** For postgres_changes: the server's id of the subscription, once joined. */
+  id?: number;
+}
 type Reply = { status: string; response: Record<string, unknown> };
 type PushResult = 'ok' | 'timed out' | 'error';
 
@@ -72,7 +84,9 @@ export class RealtimeChannel {
   readonly topic: string;
   state: ChannelState = 'closed';
   #joinRef: string | null = null;
-  #bindings: Binding[] = [];
+  /** Listeners added with `on()`, by type (`postgres_changes`, `broadcast`, …). */
+  readonly bindings: Record<string, Binding[]> = {};
+  #ref = 0;
   #buffer: Message[] = [];
   #replies = new Map<string, (reply: Reply | undefined) => void>();
   #rejoinTimer: unknown;
@@ -125,7 +139,8 @@ export class RealtimeChannel {
   on(type: string, filter: object, callback: (payload: never) => void): this {
     const f = { ...filter } as Record<string, unknown>;
     if (f.filter !== undefined) f.filter = String(f.filter);
-    this.#bindings.push({ type, filter: f, callback });
+    this.bindings[type] ??= [];
+    this.bindings[type].push({ type, filter: f, callback, ref: ++this.#ref });
     return this;
   }
 
@@ -159,7 +174,7 @@ export class RealtimeChannel {
 
   /** The current presence state: `{ key: [{ ...fields, presence_ref }] }`. */
   presenceState<T = Record<string, unknown>>(): PresenceState<T> {
-    return this.#presence.state as PresenceState<T>;
+    return { ...this.#presence.state } as PresenceState<T>;
   }
 
   /** Tracks this client's presence with `payload` (re-tracking updates it). */
@@ -176,7 +191,8 @@ export class RealtimeChannel {
 
   /**
    * Sends a broadcast over the socket (binary frame in vsn 2.0.0). With `broadcast.ack` the
-   * result waits for the server; when the channel is not joined it goes over HTTP.
+   * result waits for the server. When the channel is not joined it goes over HTTP
+   * (`POST /realtime/v1/api/broadcast`), as the official client does; prefer `httpSend()`.
    */
   async send(message: {
     type: 'broadcast';
@@ -184,8 +200,21 @@ export class RealtimeChannel {
     payload?: unknown;
   }): Promise<PushResult> {
     if (this.state !== 'joined') {
-      const { error } = await this.httpSend(message.event, message.payload ?? {});
-      return error ? 'error' : 'ok';
+      try {
+        const messages = [
+          {
+            topic: this.name,
+            event: message.event,
+            payload: message.payload,
+            private: !!this.config.private,
+          },
+        ];
+        const res = await this.#post('/realtime/v1/api/broadcast', '', { messages }, undefined);
+        await res.body?.cancel();
+        return res.ok ? 'ok' : 'error';
+      } catch (e) {
+        return (e as RealtimeError).code === 'timeout' ? 'timed out' : 'error';
+      }
     }
     const payload = { type: 'broadcast', event: message.event, payload: message.payload ?? {} };
     if (!this.config.broadcast?.ack) {
@@ -197,34 +226,54 @@ export class RealtimeChannel {
 
   /**
    * Sends a broadcast over HTTP (`POST /realtime/v1/api/broadcast/<name>/events/<event>`),
-   * without joining. 202 means accepted.
+   * without joining. Resolves `{ success: true }` once the server accepted it (202); rejects
+   * with a {@link RealtimeError} otherwise (`status` is the HTTP status, 0 when no response
+   * arrived), as the official client rejects.
+   *
+   * @example
+   * await channel.httpSend('cursor', { x: 1, y: 2 }, { timeout: 5000 });
    */
   async httpSend(
     event: string,
     payload: unknown,
-    options: { signal?: AbortSignal } = {},
-  ): Promise<{ data: true | null; error: RealtimeError | null }> {
-    const binary = payload instanceof ArrayBuffer || ArrayBuffer.isView(payload);
+    options: { timeout?: number; signal?: AbortSignal } = {},
+  ): Promise<{ success: true }> {
+    if (payload === undefined || payload === null)
+      throw new RealtimeError('Payload is required for httpSend()', { code: 'invalid_argument' });
     const path = `/realtime/v1/api/broadcast/${encodeURIComponent(this.name)}/events/${encodeURIComponent(event)}`;
+    const res = await this.#post(path, this.config.private ? 'private=true' : '', payload, options);
+    const text = await res.text();
+    if (res.status === 202) return { success: true };
+    let message = res.statusText;
     try {
-      const res = await this.#socket.http.send({
-        method: 'POST',
-        path,
-        query: this.config.private ? 'private=true' : '',
-        headers: { 'Content-Type': binary ? 'application/octet-stream' : 'application/json' },
-        ...(binary ? { body: payload as BodyInit } : { json: payload }),
-        signal: options.signal ?? null,
-        error: (m, o) => new RealtimeError(m, o),
-      });
-      const text = await res.text();
-      if (res.status === 202 || res.ok) return { data: true, error: null };
-      return {
-        data: null,
-        error: new RealtimeError(text || res.statusText, { status: res.status, details: text }),
-      };
-    } catch (e) {
-      return { data: null, error: e as RealtimeError };
-    }
+      const body = JSON.parse(text);
+      message = body.error || body.message || message;
+    } catch {}
+    throw new RealtimeError(message || `Request failed with status ${res.status}`, {
+      status: res.status,
+      details: text,
+    });
+  }
+
+  /** Posts a broadcast request with the channel's token (the one joins use). */
+  async #post(
+    path: string,
+    query: string,
+    payload: unknown,
+    options: { timeout?: number; signal?: AbortSignal } | undefined,
+  ): Promise<Response> {
+    const binary = payload instanceof ArrayBuffer || ArrayBuffer.isView(payload);
+    return this.#socket.http.send({
+      method: 'POST',
+      path,
+      query,
+      headers: { 'Content-Type': binary ? 'application/octet-stream' : 'application/json' },
+      ...(binary ? { body: payload as BodyInit } : { json: payload }),
+      signal: options?.signal ?? null,
+      timeout: options?.timeout ?? this.#socket.timeout,
+      token: await this.#socket.joinToken(),
+      error: (m, o) => new RealtimeError(m, o),
+    });
   }
 
   /** @internal The socket opened: rejoin when the channel had been joined. */
@@ -281,8 +330,8 @@ export class RealtimeChannel {
         old: convertRow(data.columns, data.old_record),
         errors: data.errors ?? null,
       };
-      for (const b of this.#bindings) {
-        if (b.type !== 'postgres_changes' || b.id === undefined || !ids.includes(b.id)) continue;
+      for (const b of this.bindings.postgres_changes ?? []) {
+        if (b.id === undefined || !ids.includes(b.id)) continue;
         if (b.filter.event === '*' || b.filter.event === data.type)
           (b.callback as (p: unknown) => void)(change);
       }
@@ -299,8 +348,8 @@ export class RealtimeChannel {
   }
 
   #emit(type: string, match: (f: Record<string, unknown>) => boolean, payload: unknown) {
-    for (const b of this.#bindings)
-      if (b.type === type && match(b.filter)) (b.callback as (p: unknown) => void)(payload);
+    for (const b of this.bindings[type] ?? [])
+      if (match(b.filter)) (b.callback as (p: unknown) => void)(payload);
   }
 
   #status(reply: Reply | undefined): PushResult {
@@ -308,24 +357,28 @@ export class RealtimeChannel {
   }
 
   async #join(): Promise<void> {
-    const postgres = this.#bindings.filter((b) => b.type === 'postgres_changes');
+    const postgres = this.bindings.postgres_changes ?? [];
     const presence = this.config.presence ?? {};
-    const token = await this.#socket.currentToken();
+    const token = await this.#socket.joinToken();
     if (this.state !== 'joining') return;
     this.#socket.token ??= token;
     this.#presence.reset();
+    // The official client's join config: each part given replaces its default whole.
     const config = {
-      broadcast: { ack: false, self: false, ...this.config.broadcast },
+      broadcast: this.config.broadcast ?? { ack: false, self: false },
       presence: {
-        key: presence.key ?? '',
-        enabled: presence.enabled ?? this.#bindings.some((b) => b.type === 'presence'),
+        ...(this.config.presence ?? { key: '' }),
+        enabled: presence.enabled === true || !!this.bindings.presence?.length,
       },
       postgres_changes: postgres.map((b) => b.filter),
       private: this.config.private ?? false,
     };
     const ref = this.#socket.makeRef();
     this.#joinRef = ref;
-    const reply = await this.#request('phx_join', { config, access_token: token }, ref);
+    // Signed out with no token set, the join carries none (the socket's key applies), as the
+    // official client's does.
+    const join = token === this.#socket.http.key ? { config } : { config, access_token: token };
+    const reply = await this.#request('phx_join', join, ref);
     if (this.#joinRef !== ref || this.state !== 'joining') return;
     if (!reply)
       return this.#errored(

@@ -60,8 +60,10 @@ export class RealtimeClient {
   readonly vsn: Vsn;
   readonly timeout: number;
   readonly timers: Timers;
-  /** The token sent with joins and `access_token` pushes. */
+  /** The token last sent with a join or an `access_token` push. */
   token: string | null = null;
+  /** The token set by `setAuth(token)`; null while the session's token is used. */
+  #manual: string | null = null;
   #conn: WebSocketLike | undefined;
   #ref = 0;
   #tries = 0;
@@ -168,17 +170,42 @@ export class RealtimeClient {
   }
 
   /**
-   * Sets the token and pushes it to every joined channel when it changed. Without an
-   * argument, asks the client's auth for its current token (the key when signed out).
+   * Sets the token of joins, rejoins and `access_token` pushes, and pushes it to every joined
+   * channel when it changed. A token given here is kept (auth changes and heartbeats leave it)
+   * until `setAuth()` is called without one, which goes back to the session's token (the key
+   * when signed out).
+   *
+   * @example
+   * await client.realtime.setAuth(customJwt); // channels join and stay with this token
+   * await client.realtime.setAuth(); // back to the signed-in user's token
    */
   async setAuth(token?: string | null): Promise<void> {
+    this.#manual = token || null;
+    await this.#use(this.#manual ?? (await this.currentToken()));
+  }
+
+  /**
+   * @internal The session's token changed (sign-in, refresh, sign-out): used unless a token
+   * was set with `setAuth(token)`. Without an argument, asks auth for its current token.
+   */
+  async sessionToken(token?: string | null): Promise<void> {
+    if (this.#manual) return;
     const next = token === undefined ? await this.currentToken() : (token ?? this.http.key);
+    if (!this.#manual) await this.#use(next);
+  }
+
+  async #use(next: string): Promise<void> {
     if (next === this.token) return;
     this.token = next;
     for (const channel of this.channels) channel.updateToken(next);
   }
 
-  /** @internal The token for a join, fresh from auth. */
+  /** @internal The token for a join: the one set with `setAuth(token)`, else auth's current one. */
+  async joinToken(): Promise<string> {
+    return this.#manual ?? (await this.currentToken());
+  }
+
+  /** @internal The session's token, fresh from auth (the key when signed out). */
   async currentToken(): Promise<string> {
     return (await this.http.accessToken().catch(() => null)) ?? this.http.key;
   }
@@ -240,7 +267,7 @@ export class RealtimeClient {
       payload: {},
     });
     this.#scheduleHeartbeat();
-    void this.setAuth();
+    void this.sessionToken();
   }
 
   #receive(data: string | ArrayBuffer): void {

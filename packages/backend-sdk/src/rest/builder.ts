@@ -6,7 +6,7 @@
 import { RestError } from '../errors';
 import type { Http } from '../http/index';
 import type { Filters } from './filters';
-import { readResponse } from './response';
+import { readResponse, type Unmarked } from './response';
 import type { CountMethod, GenericSchema, RestResult, RestResultOf } from './types';
 import { arrayLiteral, type FilterValue, inList } from './values';
 
@@ -253,7 +253,7 @@ export class RestBuilder<
     };
   }
 
-  /** Sends the request; resolves `{ data, error, count, status, statusText }`. */
+  /** Sends the request; resolves `{ data, error, count, status, statusText, success }`. */
   // biome-ignore lint/suspicious/noThenProperty: the builder is a thenable by design
   then<A = RestResultOf<Result, Throws>, B = never>(
     onfulfilled?: ((value: RestResultOf<Result, Throws>) => A | PromiseLike<A>) | null,
@@ -263,12 +263,13 @@ export class RestBuilder<
   }
 
   private async execute(): Promise<RestResultOf<Result, Throws>> {
-    const result = await this.run();
+    const result = (await this.run()) as RestResult<Result>;
+    (result as { success: boolean }).success = !result.error;
     if (result.error && this.state.throws) throw result.error;
     return result as RestResultOf<Result, Throws>;
   }
 
-  private async run(): Promise<RestResult<Result>> {
+  private async run(): Promise<Unmarked<Result>> {
     const fail = (error: RestError, status = error.status, statusText = '') =>
       ({ data: null, error, count: null, status, statusText }) as const;
     let req: RestRequest;

@@ -3,7 +3,10 @@
  */
 import { RestError } from '../errors';
 import type { RestRequest, RestState } from './builder';
-import type { RestResult } from './types';
+import type { RestFailure, RestSuccess } from './types';
+
+/** A result before `success` is set (the builder sets it from `error`). */
+export type Unmarked<T> = Omit<RestSuccess<T>, 'success'> | Omit<RestFailure, 'success'>;
 
 /**
  * Turns a PostgREST response into a result, with the official client's quirks: a 404 with an
@@ -14,7 +17,7 @@ export async function readResponse<Result>(
   res: Response,
   req: RestRequest,
   state: Pick<RestState, 'prefer' | 'maybeSingle'>,
-): Promise<RestResult<Result>> {
+): Promise<Unmarked<Result>> {
   const { status, statusText } = res;
   const body = req.method === 'HEAD' ? '' : await res.text();
   if (!res.ok) {

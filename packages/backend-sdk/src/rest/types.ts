@@ -74,6 +74,8 @@ export type CountMethod = 'exact' | 'planned' | 'estimated';
 export interface RestSuccess<T> {
   data: T;
   error: null;
+  /** True (as in the official client's results). */
+  success: true;
   /** Row count when one was requested (`count` option), else null. */
   count: number | null;
   /** HTTP status. */
@@ -85,6 +87,8 @@ export interface RestSuccess<T> {
 export interface RestFailure {
   data: null;
   error: RestError;
+  /** False (as in the official client's results). */
+  success: false;
   count: null;
   /** HTTP status, 0 when no response arrived. */
   status: number;

@@ -1,6 +1,7 @@
 /**
  * Request bodies of plain uploads: every supported input becomes a fetch body, optionally
- * counted as it is sent so `onUploadProgress` can report.
+ * counted as it is sent so `onUploadProgress` can report. A FormData body goes as multipart
+ * (the official client's form upload).
  */
 
 /** What a plain upload accepts. */
@@ -10,7 +11,8 @@ export type FileBody =
   | ArrayBufferView
   | string
   | ReadableStream<Uint8Array>
-  | AsyncIterable<Uint8Array>;
+  | AsyncIterable<Uint8Array>
+  | FormData;
 
 /** Upload progress of a plain upload. */
 export interface TransferProgress {
@@ -51,6 +53,8 @@ export function toBody(
   body: FileBody,
   onProgress?: (progress: TransferProgress) => void,
 ): BodyInit {
+  // A form goes as it is (no progress: fetch encodes it).
+  if (typeof FormData !== 'undefined' && body instanceof FormData) return body;
   const stream = isStream(body);
   if (!onProgress && !stream) return body as BodyInit;
   const total = stream ? undefined : new Blob([body as BlobPart]).size;

@@ -22,13 +22,80 @@ export interface FileOptions {
   signal?: AbortSignal;
 }
 
-/** Image transformation options (served by `/render/image`). */
+/**
+ * Image transformation options: the image is served through `/render/image/…`, resized and
+ * re-encoded by the server (names and behaviour as supabase-js and the hosted storage).
+ *
+ * @example
+ * // A 200×200 thumbnail, cropped to fill the square, WebP where the browser takes it.
+ * files.getPublicUrl('cat.jpg', { transform: { width: 200, height: 200 } });
+ */
 export interface TransformOptions {
+  /**
+   * Width in pixels (the server clamps it to its limit, 2500 hosted; images are never
+   * enlarged).
+   *
+   * @example
+   * { width: 320 } // height follows the aspect ratio
+   */
   width?: number;
+  /**
+   * Height in pixels.
+   *
+   * @example
+   * { width: 320, height: 240 }
+   */
   height?: number;
+  /**
+   * How the image fits `width`×`height` (default `cover`): `cover` keeps the aspect ratio
+   * and crops what does not fit; `contain` keeps it and fits the whole image inside (one
+   * side may come out shorter); `fill` stretches to exactly that size.
+   *
+   * @example
+   * { width: 200, height: 200, resize: 'contain' }
+   */
   resize?: 'cover' | 'contain' | 'fill';
+  /**
+   * Output format. Without it the server answers WebP to clients whose `Accept` allows it,
+   * else the source's format; `origin` always keeps the source's format; `webp` and `avif`
+   * force that format.
+   *
+   * @example
+   * { width: 200, format: 'origin' } // a JPEG stays a JPEG
+   */
   format?: 'origin' | 'avif' | 'webp';
+  /**
+   * Encoding quality, 20 to 100 (default 80).
+   *
+   * @example
+   * { width: 800, quality: 60 }
+   */
   quality?: number;
+}
+
+/** Options of `getPublicUrl`, `createSignedUrl(s)` and `download`. */
+export interface UrlOptions {
+  /**
+   * Serve the object as an attachment: `true`, or the file name to save it under.
+   *
+   * @example
+   * { download: 'report.pdf' }
+   */
+  download?: string | boolean;
+  /**
+   * Serve a transformed image (through `/render/image/…`). An empty object means none.
+   *
+   * @example
+   * { transform: { width: 200, height: 200 } }
+   */
+  transform?: TransformOptions;
+  /**
+   * A value added to the URL as `cacheNonce=…`, so caches in between fetch it anew.
+   *
+   * @example
+   * { cacheNonce: String(updatedAt) }
+   */
+  cacheNonce?: string;
 }
 
 /** A file or folder entry of `list()`. */
@@ -68,10 +135,38 @@ const query = (entries: Record<string, unknown>): string =>
     .map(([k, v]) => (v === true ? `${k}=` : `${k}=${encodeURIComponent(String(v))}`))
     .join('&');
 
-const downloadQuery = (download: string | boolean | undefined) =>
-  download === undefined || download === false
-    ? {}
-    : { download: download === true ? '' : download };
+const wantsTransform = (t: TransformOptions | undefined): t is TransformOptions =>
+  t !== undefined && t !== null && Object.keys(t).length > 0;
+
+/** URL query entries in the official client's order: download, transform, cacheNonce. */
+function urlQuery(o: UrlOptions, withDownload = true): Record<string, unknown> {
+  const t = o.transform ?? {};
+  return {
+    download: withDownload && o.download ? (o.download === true ? '' : o.download) : undefined,
+    width: t.width || undefined,
+    height: t.height || undefined,
+    resize: t.resize || undefined,
+    format: t.format || undefined,
+    quality: t.quality || undefined,
+    cacheNonce: o.cacheNonce ?? undefined,
+  };
+}
+
+/** Options of `download` and `downloadStream`. */
+export interface DownloadOptions {
+  /**
+   * Download the transformed image instead (through `/render/image/authenticated/…`).
+   *
+   * @example
+   * { transform: { width: 200, height: 200, resize: 'contain' } }
+   */
+  transform?: TransformOptions;
+  /** Added to the URL as `cacheNonce=…` (bypasses caches in between). */
+  cacheNonce?: string;
+  signal?: AbortSignal;
+}
+
+const NOT_FOUND = 'Either the object does not exist or you do not have access to it';
 
 const camel = (info: Record<string, unknown>): FileInfo =>
   Object.fromEntries(
@@ -116,15 +211,21 @@ export class FileApi {
     path: string,
     body: FileBody,
     options: FileOptions,
+    /** The signed-upload token query (`x-upsert` goes with uploads and signed uploads). */
     query?: string,
   ): Promise<StorageResult<{ id: string; path: string; fullPath: string }>> {
-    const headers: Record<string, string> = {
-      'Content-Type': options.contentType ?? bodyType(body),
-      'Cache-Control': `max-age=${options.cacheControl ?? 3600}`,
-      'x-upsert': String(options.upsert ?? false),
-    };
-    if (options.metadata) {
-      headers['x-metadata'] = base64Utf8(JSON.stringify(options.metadata));
+    const headers: Record<string, string> =
+      method === 'POST' || query ? { 'x-upsert': String(options.upsert ?? false) } : {};
+    const cacheControl = String(options.cacheControl ?? 3600);
+    const metadata = options.metadata && JSON.stringify(options.metadata);
+    if (typeof FormData !== 'undefined' && body instanceof FormData) {
+      // A multipart form goes as it is (fetch sets its type), with the options as fields.
+      if (!body.has('cacheControl')) body.append('cacheControl', cacheControl);
+      if (metadata && !body.has('metadata')) body.append('metadata', metadata);
+    } else {
+      headers['Content-Type'] = options.contentType ?? bodyType(body);
+      headers['Cache-Control'] = `max-age=${cacheControl}`;
+      if (metadata) headers['x-metadata'] = base64Utf8(metadata);
     }
     return storageJson(
       this.#http,
@@ -158,7 +259,7 @@ export class FileApi {
 
   /** Replaces an existing object. */
   update(path: string, body: FileBody, options: FileOptions = {}) {
-    return this.#send('PUT', `/object/${this.#key(path)}`, body, { ...options, upsert: true });
+    return this.#send('PUT', `/object/${this.#key(path)}`, body, options);
   }
 
   /** Uploads with a token from `createSignedUploadUrl` (no session needed). */
@@ -214,20 +315,26 @@ export class FileApi {
     );
   }
 
-  #get(path: string, options: { transform?: TransformOptions; signal?: AbortSignal }) {
-    const render = options.transform && Object.keys(options.transform).length > 0;
+  #get(path: string, options: DownloadOptions) {
+    const render = wantsTransform(options.transform);
     return storageSend(this.#http, {
-      path: `/${render ? 'render/image' : 'object'}/authenticated/${this.#key(path)}`,
-      query: query({ ...options.transform }),
+      path: `/${render ? 'render/image/authenticated' : 'object'}/${this.#key(path)}`,
+      query: query(urlQuery(options, false)),
       signal: options.signal ?? null,
     });
   }
 
-  /** Downloads an object as a Blob (optionally transformed). */
-  async download(
-    path: string,
-    options: { transform?: TransformOptions; signal?: AbortSignal } = {},
-  ): Promise<StorageResult<Blob>> {
+  /**
+   * Downloads an object as a Blob; with `transform`, the transformed image (same access
+   * rules: row level security on the object).
+   *
+   * @example
+   * const { data: blob } = await files.download('a.pdf');
+   * const { data: thumb } = await files.download('cat.jpg', {
+   *   transform: { width: 200, height: 200 },
+   * });
+   */
+  async download(path: string, options: DownloadOptions = {}): Promise<StorageResult<Blob>> {
     const { res, error } = await this.#get(path, options);
     if (error) return { data: null, error };
     try {
@@ -240,10 +347,10 @@ export class FileApi {
     }
   }
 
-  /** Downloads an object as a stream of bytes, without buffering it. */
+  /** Downloads an object (or, with `transform`, its transformed image) as a stream of bytes. */
   async downloadStream(
     path: string,
-    options: { transform?: TransformOptions; signal?: AbortSignal } = {},
+    options: DownloadOptions = {},
   ): Promise<StorageResult<ReadableStream<Uint8Array>>> {
     const { res, error } = await this.#get(path, options);
     if (error) return { data: null, error };
@@ -316,7 +423,7 @@ export class FileApi {
     return this.#post(
       '/object/move',
       { bucketId: this.bucketId, sourceKey: from, destinationKey: to, ...options },
-      (r: { message: string }) => ({ message: r.message }),
+      (r: { message: string }) => r,
     );
   }
 
@@ -329,51 +436,94 @@ export class FileApi {
     );
   }
 
-  /** A time-limited URL that downloads the object without a session. */
+  /**
+   * A time-limited URL that serves the object without a session; with `transform`, a
+   * `/render/image/sign/…` URL whose token carries the transformation (it cannot be changed
+   * in the URL).
+   *
+   * @example
+   * const { data } = await files.createSignedUrl('cat.jpg', 3600, {
+   *   transform: { width: 200, height: 200 },
+   * });
+   */
   createSignedUrl(
     path: string,
     expiresIn: number,
-    options: { download?: string | boolean; transform?: TransformOptions } = {},
+    options: UrlOptions = {},
   ): Promise<StorageResult<{ signedUrl: string }>> {
+    const transform = wantsTransform(options.transform) ? options.transform : undefined;
     return this.#post(
       `/object/sign/${this.#key(path)}`,
-      { expiresIn, transform: options.transform },
-      (r: { signedURL: string }) => ({ signedUrl: this.#absolute(r.signedURL, options.download) }),
+      { expiresIn, transform },
+      (r: { signedURL: string }) => ({ signedUrl: this.#absolute(r.signedURL, options) }),
     );
   }
 
-  /** Signed URLs for several objects; entries the caller may not see carry an `error`. */
-  createSignedUrls(
+  /**
+   * Signed URLs for several objects; entries the caller may not see carry an `error`. With
+   * `transform`, each path is signed on its own (the batch endpoint signs plain URLs only).
+   *
+   * @example
+   * const { data } = await files.createSignedUrls(['a.jpg', 'b.jpg'], 3600, {
+   *   transform: { width: 120, height: 120 },
+   * });
+   */
+  async createSignedUrls(
     paths: string[],
     expiresIn: number,
-    options: { download?: string | boolean } = {},
+    options: UrlOptions = {},
   ): Promise<
     StorageResult<Array<{ path: string | null; signedUrl: string | null; error: string | null }>>
   > {
+    if (wantsTransform(options.transform)) return this.#signEach(paths, expiresIn, options);
     return this.#post(
       `/object/sign/${this.#bucket}`,
       { expiresIn, paths },
       (rows: Array<{ path: string | null; signedURL: string | null; error: string | null }>) =>
         rows.map((r) => ({
-          path: r.path,
-          error: r.error,
-          signedUrl: r.signedURL ? this.#absolute(r.signedURL, options.download) : null,
+          ...r,
+          signedUrl: r.signedURL ? this.#absolute(r.signedURL, options) : null,
         })),
     );
   }
 
-  #absolute(relative: string, download: string | boolean | undefined): string {
-    const extra = query(downloadQuery(download));
+  async #signEach(paths: string[], expiresIn: number, options: UrlOptions) {
+    const out: Array<{ path: string | null; signedUrl: string | null; error: string | null }> = [];
+    for (let i = 0; i < paths.length; i += 8) {
+      const batch = paths.slice(i, i + 8);
+      const results = await Promise.all(
+        batch.map((p) => this.createSignedUrl(p, expiresIn, options)),
+      );
+      for (const [j, r] of results.entries()) {
+        // A path that does not exist (or is hidden) is an entry's error, as in the batch
+        // answer; anything else (network, auth) fails the call.
+        if (r.error && r.error.code !== 'NoSuchKey') return { data: null, error: r.error };
+        out.push({
+          path: batch[j] ?? null,
+          signedUrl: r.data?.signedUrl ?? null,
+          error: r.error ? NOT_FOUND : null,
+        });
+      }
+    }
+    return { data: out, error: null };
+  }
+
+  #absolute(relative: string, options: UrlOptions): string {
+    const extra = query({ download: urlQuery(options).download, cacheNonce: options.cacheNonce });
     return `${this.#http.url}/storage/v1${relative}${extra ? `${relative.includes('?') ? '&' : '?'}${extra}` : ''}`;
   }
 
-  /** The URL of an object in a public bucket (no request is made). */
-  getPublicUrl(
-    path: string,
-    options: { download?: string | boolean; transform?: TransformOptions } = {},
-  ): { data: { publicUrl: string } } {
-    const render = options.transform && Object.keys(options.transform).length > 0;
-    const q = query({ ...options.transform, ...downloadQuery(options.download) });
+  /**
+   * The URL of an object in a public bucket (no request is made); with `transform`, the
+   * `/render/image/public/…` URL of the transformed image.
+   *
+   * @example
+   * const { data } = files.getPublicUrl('cat.jpg', { transform: { width: 200, height: 200 } });
+   * // data.publicUrl: …/storage/v1/render/image/public/<bucket>/cat.jpg?width=200&height=200
+   */
+  getPublicUrl(path: string, options: UrlOptions = {}): { data: { publicUrl: string } } {
+    const render = wantsTransform(options.transform);
+    const q = query(urlQuery(options));
     const base = `${this.#http.url}/storage/v1/${render ? 'render/image' : 'object'}/public/${this.#key(path)}`;
     return { data: { publicUrl: q ? `${base}?${q}` : base } };
   }

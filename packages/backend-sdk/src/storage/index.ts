@@ -11,7 +11,15 @@ import { FileApi } from './file-api';
 export type { FileBody, TransferProgress } from './body';
 export type { Bucket, BucketOptions } from './buckets';
 export { StorageError } from './errors';
-export type { FileInfo, FileObject, FileOptions, SortBy, TransformOptions } from './file-api';
+export type {
+  DownloadOptions,
+  FileInfo,
+  FileObject,
+  FileOptions,
+  SortBy,
+  TransformOptions,
+  UrlOptions,
+} from './file-api';
 export { FileApi } from './file-api';
 export type { StorageResult } from './request';
 

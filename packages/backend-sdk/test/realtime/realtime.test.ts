@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BroadcastMessage, PostgresChange } from '../../src/realtime/channel';
 import type { RealtimeClient } from '../../src/realtime/client';
 import { pgFilter } from '../../src/realtime/postgres';
+import { officialClient } from '../support/official';
 import { type RunningServer, startBackend } from '../tus/support';
 import { Inbox, newUser, realtimeFor, SCHEMA, settle, statuses, topic, userToken } from './support';
 
@@ -113,11 +114,13 @@ describe('realtime against the real server', () => {
       });
 
       const http = open(server, null).channel(name);
-      const { data, error } = await http.httpSend('cursor', { x: 2 });
-      expect(error).toBeNull();
-      expect(data).toBe(true);
+      expect(await http.httpSend('cursor', { x: 2 })).toEqual({ success: true });
       await inbox.next(2);
       expect(inbox.items[1]?.payload).toEqual({ x: 2 });
+      // Not joined: send() goes over HTTP too.
+      expect(await http.send({ type: 'broadcast', event: 'cursor', payload: { x: 3 } })).toBe('ok');
+      await inbox.next(3);
+      expect(inbox.items[2]?.payload).toEqual({ x: 3 });
     });
   }
 
@@ -189,6 +192,36 @@ describe('realtime against the real server', () => {
     expect(refreshed.state).toBe('joined');
     expect(s.seen).toEqual(['SUBSCRIBED']);
     expect(systems.filter((m) => m.status === 'error')).toEqual([]);
+  });
+
+  it('httpSend rejects as the official client does: no payload, a refused private topic', async () => {
+    const ch = open(server, null).channel(topic('deny'), { config: { private: true } });
+    await expect(ch.httpSend('x', undefined)).rejects.toMatchObject({
+      message: 'Payload is required for httpSend()',
+    });
+    const refused = await ch.httpSend('x', { a: 1 }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ name: 'RealtimeError' });
+    expect((refused as { status: number }).status).toBeGreaterThanOrEqual(400);
+    const official = officialClient(server.url, server.anonKey);
+    const theirs = await official
+      .channel(ch.name, { config: { private: true } })
+      .httpSend('x', { a: 1 })
+      .catch((e: unknown) => e);
+    expect((refused as Error).message).toBe((theirs as Error).message);
+  });
+
+  it('lists its listeners in bindings, by type', () => {
+    const ch = open(server, null)
+      .channel(topic('bindings'))
+      .on('broadcast', { event: 'a' }, () => {})
+      .on('postgres_changes', { event: '*', schema: 'public', table: 'todos' }, () => {})
+      .on('broadcast', { event: 'b' }, () => {});
+    expect(Object.keys(ch.bindings)).toEqual(['broadcast', 'postgres_changes']);
+    expect(ch.bindings.broadcast?.map((b) => b.filter.event)).toEqual(['a', 'b']);
+    expect(ch.bindings.postgres_changes?.[0]).toMatchObject({
+      type: 'postgres_changes',
+      filter: { event: '*', schema: 'public', table: 'todos' },
+    });
   });
 
   it('reports a refused join as CHANNEL_ERROR with the server reason', async () => {

@@ -110,11 +110,22 @@ describe('storage through createClient', () => {
     const path = `${id}/same.txt`;
     expect((await files.upload(path, 'one')).error).toBeNull();
     const dup = await files.upload(path, 'two');
-    expect(dup.error).toMatchObject({ name: 'StorageError', status: 400, statusCode: '409' });
+    expect(dup.error).toMatchObject({ name: 'StorageApiError', status: 400, statusCode: '409' });
     expect((await files.upload(path, 'three', { upsert: true })).error).toBeNull();
     expect(await (await files.download(path)).data?.text()).toBe('three');
     expect((await files.update(path, 'four')).error).toBeNull();
     expect(await (await files.download(path)).data?.text()).toBe('four');
+  });
+
+  it('uploads a FormData body as multipart (the file part is stored, as with supabase-js)', async () => {
+    const { storage, id } = await user();
+    const files = storage.from('files');
+    const form = new FormData();
+    form.append('', new Blob(['form body'], { type: 'text/plain' }), 'form.txt');
+    expect((await files.upload(`${id}/form.txt`, form, { cacheControl: '60' })).error).toBeNull();
+    const { data } = await files.download(`${id}/form.txt`);
+    expect(await data?.text()).toBe('form body');
+    expect((await files.info(`${id}/form.txt`)).data).toMatchObject({ cacheControl: 'max-age=60' });
   });
 
   it('downloads as a stream, checks existence, and maps missing objects', async () => {
@@ -228,7 +239,7 @@ describe('storage through createClient', () => {
     expect(
       admin.storage.from(id).getPublicUrl('a.png', { transform: { width: 100 }, download: true })
         .data.publicUrl,
-    ).toBe(`${server.url}/storage/v1/render/image/public/${id}/a.png?width=100&download=`);
+    ).toBe(`${server.url}/storage/v1/render/image/public/${id}/a.png?download=&width=100`);
   });
 
   it('runs resumable uploads with the signed-in session', async () => {

@@ -9,8 +9,8 @@ export function secureAlphanumeric(length: number): string {
   return out;
 }
 
-/** A six-digit one-time code. */
-export const generateOtp = () => String(randomInt(0, 1_000_000)).padStart(6, '0');
+/** A one-time code of `digits` digits (six by default). */
+export const generateOtp = (digits = 6) => String(randomInt(0, 10 ** digits)).padStart(digits, '0');
 
 /** The stored form of a one-time code: sha224 hex of the address and the code. */
 export const tokenHash = (address: string, otp: string) =>

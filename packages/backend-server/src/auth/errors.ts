@@ -34,6 +34,9 @@ export const badRequest = (code: string, message: string) => new AuthError(400, 
 export const forbidden = (code: string, message: string) => new AuthError(403, code, message);
 export const unprocessable = (code: string, message: string) => new AuthError(422, code, message);
 export const notFound = (code: string, message: string) => new AuthError(404, code, message);
+/** GoTrue's answer to a new user while sign-ups are disabled (`DISABLE_SIGNUP`). */
+export const SIGNUP_DISABLED = () =>
+  unprocessable('signup_disabled', 'Signups not allowed for this instance');
 /** A 500 whose message is safe to show; the cause stays on the server. */
 export const internal = (message: string, cause?: unknown) =>
   new AuthError(500, 'unexpected_failure', message, {}, cause);
@@ -94,18 +97,18 @@ export function errorResponse(c: Context<AppEnv>, error: unknown): Response {
   if (e.status >= 500 && e.cause) {
     console.error(`[backend-server] auth ${c.req.method} ${c.req.path}: ${e.message}:`, e.cause);
   }
-  const headers: Record<string, string> = { 'x-sb-error-code': e.code };
+  // Errors without a code of their own (hook errors) get none in the header, and GoTrue's
+  // fallback in the body.
+  const code = e.code || (e.status === 500 ? 'unexpected_failure' : 'unknown');
+  const headers: Record<string, string> = e.code ? { 'x-sb-error-code': e.code } : {};
   if (wantsNewShape(c)) {
     headers[API_VERSION_HEADER] = API_VERSION_2024;
-    return Response.json(
-      { code: e.code, message: e.message, ...e.extra },
-      { status: e.status, headers },
-    );
+    return Response.json({ code, message: e.message, ...e.extra }, { status: e.status, headers });
   }
   const pg = e.status >= 500 ? publicPgError(e.cause) : null;
   if (pg) return Response.json(pg.body, { status: pg.status, headers });
   return Response.json(
-    { code: e.status, error_code: e.code, msg: e.message, ...e.extra },
+    { code: e.status, error_code: code, msg: e.message, ...e.extra },
     { status: e.status, headers },
   );
 }

@@ -10,11 +10,14 @@ export const isUuid = (value: string) => UUID.test(value);
 
 /** The verified claims of the request's bearer token (the gateway's token). */
 export async function requireClaims(c: Context<AppEnv>, ctx: AuthContext): Promise<JwtClaims> {
-  const token = c.get('gateway').token;
-  if (!token) {
+  const { token, hasUserToken, apiKey } = c.get('gateway');
+  // The hosted gateway hands a legacy (JWT) key on as `Authorization: <key>`, without
+  // "Bearer", when the caller sent no Authorization: the auth service then sees no token.
+  // Only the new `sb_` keys become a bearer token.
+  if (!token || (!hasUserToken && !apiKey?.startsWith('sb_'))) {
     throw new AuthError(401, 'no_authorization', 'This endpoint requires a valid Bearer token');
   }
-  const result = await verifyJwt(token, ctx.config.jwtSecret);
+  const result = verifyJwt(token, ctx.keys);
   if (!result.ok) {
     throw forbidden(
       'bad_jwt',

@@ -1,12 +1,16 @@
 import { Hono } from 'hono';
 import { outboxFor } from '../mail/index';
 import type { AppEnv, ServiceModule } from '../service';
+import { smsOutboxFor } from '../sms/index';
 import type { AuthContext } from './context';
 import { errorResponse } from './errors';
 import { requireAdmin } from './guard';
+import { createHooks } from './hooks';
 import { RateLimiter } from './rate-limit';
+import { adminFactorRoutes } from './routes/admin-factors';
 import { adminLinkRoutes } from './routes/admin-links';
 import { adminUserRoutes } from './routes/admin-users';
+import { factorRoutes } from './routes/factors';
 import { mailFlowRoutes } from './routes/mail-flows';
 import { publicRoutes } from './routes/public';
 import { signupRoutes } from './routes/signup';
@@ -25,15 +29,24 @@ export const authService: ServiceModule = {
   platformSql: AUTH_SQL,
   keyAuth: true,
   // The hosted gateway's open auth paths; everything else (health included) needs the key.
-  openPaths: ['/verify', '/callback', '/authorize', '/.well-known/jwks.json'],
+  openPaths: [
+    '/verify',
+    '/callback',
+    '/authorize',
+    '/.well-known/jwks.json',
+    '/.well-known/openid-configuration',
+    '/.well-known/oauth-authorization-server',
+  ],
   create({ config, db, log }) {
     const ctx: AuthContext = {
       config,
       db,
       outbox: outboxFor(config, log),
+      sms: smsOutboxFor(config, log),
       limiter: new RateLimiter(config.auth.rateLimits),
       issuer: `${config.url}/auth/v1`,
-      secret: new TextEncoder().encode(config.jwtSecret),
+      keys: config.signingKeys,
+      hooks: createHooks(config.auth.hooks.customAccessToken),
       otpExpiry: config.auth.otpExpiry,
       anonymousUsers: config.auth.anonymousSignIns,
     };
@@ -50,6 +63,8 @@ export const authService: ServiceModule = {
     mailFlowRoutes(routes, ctx);
     adminLinkRoutes(routes, ctx);
     adminUserRoutes(routes, ctx);
+    factorRoutes(routes, ctx);
+    adminFactorRoutes(routes, ctx);
     routes.onError((error, c) => errorResponse(c, error));
     return { routes };
   },

@@ -10,10 +10,11 @@ type TokenType =
   | 'recovery_token'
   | 'email_change_token_new'
   | 'email_change_token_current'
-  | 'reauthentication_token';
+  | 'reauthentication_token'
+  | 'phone_change_token';
 
 /** Keeps auth.one_time_tokens in step with the token columns of auth.users. */
-async function setOneTimeToken(
+export async function setOneTimeToken(
   q: Queryable,
   userId: string,
   type: TokenType,

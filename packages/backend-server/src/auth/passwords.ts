@@ -24,21 +24,26 @@ export function checkStrength(password: string, minLength: number): void {
   }
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/**
+ * GoTrue's email format (it uses checkmail's pattern): a local part of letters, digits and
+ * ``.!#$%&'*+/=?^_`{|}~-``, then `@` and dot-separated host labels of letters, digits and
+ * inner hyphens (at most 63 characters each). No surrounding spaces, no top-level domain needed.
+ */
+const EMAIL =
+  /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
 
-/** A valid, lower-cased email address, or the hosted 400 `validation_failed`. */
+/** A valid, lower-cased email address, or GoTrue's 400 `validation_failed`. */
 export function validateEmail(email: string): string {
-  const trimmed = email.trim();
-  if (trimmed === '') throw new AuthError(400, 'validation_failed', 'An email address is required');
-  if (trimmed.length > 255) {
+  if (email === '') throw new AuthError(400, 'validation_failed', 'An email address is required');
+  if (email.length > 255) {
     throw new AuthError(400, 'validation_failed', 'An email address is too long');
   }
-  if (!EMAIL.test(trimmed)) {
+  if (!EMAIL.test(email)) {
     throw new AuthError(
       400,
       'validation_failed',
       'Unable to validate email address: invalid format',
     );
   }
-  return trimmed.toLowerCase();
+  return email.toLowerCase();
 }

@@ -2,7 +2,14 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AuthError } from './errors';
 import { RateLimiter } from './rate-limit';
 
-const LIMITS = { tokenPerIp: 2, signupPerIp: 1, emailPerAddress: 1, otpPerIp: 3 };
+const LIMITS = {
+  tokenPerIp: 2,
+  signupPerIp: 1,
+  emailPerAddress: 1,
+  otpPerIp: 3,
+  smsSent: 1,
+  mfaPerIp: 2,
+};
 
 function code(fn: () => void): string | null {
   try {
@@ -29,6 +36,19 @@ describe('RateLimiter', () => {
     expect(code(() => limiter.hit('emailPerAddress', 'x@example.com'))).toBe(
       '429 over_email_send_rate_limit',
     );
+    expect(code(() => limiter.hit('smsSent', 'all'))).toBeNull();
+    expect(code(() => limiter.hit('smsSent', 'all'))).toBe('429 over_sms_send_rate_limit');
+  });
+
+  it('counts MFA challenges and verifications per minute', () => {
+    vi.useFakeTimers();
+    const limiter = new RateLimiter(LIMITS);
+    limiter.hit('mfaPerIp', 'verify:a');
+    limiter.hit('mfaPerIp', 'verify:a');
+    expect(code(() => limiter.hit('mfaPerIp', 'verify:a'))).toBe('429 over_request_rate_limit');
+    expect(code(() => limiter.hit('mfaPerIp', 'challenge:a'))).toBeNull();
+    vi.advanceTimersByTime(60_000);
+    expect(code(() => limiter.hit('mfaPerIp', 'verify:a'))).toBeNull();
   });
 
   it('starts a new window when the old one has passed (5 minutes for tokens)', () => {

@@ -9,6 +9,8 @@ const WINDOWS: Record<Bucket, number> = {
   signupPerIp: 3600,
   emailPerAddress: 3600,
   otpPerIp: 300,
+  smsSent: 3600,
+  mfaPerIp: 60,
 };
 
 /**
@@ -34,9 +36,13 @@ export class RateLimiter {
     }
     entry.count += 1;
     if (entry.count > max) {
-      throw bucket === 'emailPerAddress'
-        ? new AuthError(429, 'over_email_send_rate_limit', 'Email rate limit exceeded')
-        : new AuthError(429, 'over_request_rate_limit', 'Request rate limit reached');
+      if (bucket === 'emailPerAddress') {
+        throw new AuthError(429, 'over_email_send_rate_limit', 'Email rate limit exceeded');
+      }
+      if (bucket === 'smsSent') {
+        throw new AuthError(429, 'over_sms_send_rate_limit', 'SMS rate limit exceeded');
+      }
+      throw new AuthError(429, 'over_request_rate_limit', 'Request rate limit reached');
     }
   }
 

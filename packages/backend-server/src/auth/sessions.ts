@@ -1,89 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { SignJWT } from 'jose';
-import type { Queryable, Transaction } from '../db/index';
+import type { Transaction } from '../db/index';
 import type { AuthContext } from './context';
 import { secureAlphanumeric } from './crypto';
 import { AuthError, badRequest, OAuthError } from './errors';
-import { findUserById, type UserRow, userJson } from './users';
+import { type AuthMethod, sessionResponse } from './tokens';
 
-/** How a session was started (the `amr` method). */
-export type AuthMethod =
-  | 'password'
-  | 'otp'
-  | 'anonymous'
-  | 'recovery'
-  | 'invite'
-  | 'magiclink'
-  | 'email/signup'
-  | 'email_change'
-  | 'token_refresh';
-
-interface SessionInfo {
-  id: string;
-  aal: string;
-  amr: { method: string; timestamp: number }[];
-}
-
-async function sessionInfo(q: Queryable, sessionId: string): Promise<SessionInfo> {
-  const { rows } = await q.query<{ aal: string | null; method: string | null; ts: number | null }>(
-    `select s.aal::text as aal, c.authentication_method as method,
-            extract(epoch from c.updated_at)::int as ts
-     from auth.sessions s left join auth.mfa_amr_claims c on c.session_id = s.id
-     where s.id = $1 order by c.updated_at desc`,
-    [sessionId],
-  );
-  return {
-    id: sessionId,
-    aal: rows[0]?.aal ?? 'aal1',
-    amr: rows.flatMap((r) => (r.method ? [{ method: r.method, timestamp: r.ts ?? 0 }] : [])),
-  };
-}
-
-/** Signs the access token of §2.4 for a user and session. */
-async function accessToken(ctx: AuthContext, user: UserRow, session: SessionInfo) {
-  const now = Math.floor(Date.now() / 1000);
-  const exp = now + ctx.config.auth.jwtExpiry;
-  const token = await new SignJWT({
-    aud: user.aud ?? 'authenticated',
-    exp,
-    iat: now,
-    iss: ctx.issuer,
-    sub: user.id,
-    email: user.email ?? '',
-    phone: user.phone ?? '',
-    app_metadata: user.raw_app_meta_data ?? {},
-    user_metadata: user.raw_user_meta_data ?? {},
-    role: user.role || 'authenticated',
-    aal: session.aal,
-    amr: session.amr,
-    session_id: session.id,
-    is_anonymous: user.is_anonymous,
-  })
-    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .sign(ctx.secret);
-  return { token, exp };
-}
-
-/** The Session JSON of §2.3 for a refresh token of a session. */
-async function sessionResponse(
-  tx: Queryable,
-  ctx: AuthContext,
-  userId: string,
-  sessionId: string,
-  refreshToken: string,
-): Promise<Record<string, unknown>> {
-  const user = await findUserById(tx, userId);
-  if (!user) throw badRequest('user_not_found', 'User not found');
-  const { token, exp } = await accessToken(ctx, user, await sessionInfo(tx, sessionId));
-  return {
-    access_token: token,
-    token_type: 'bearer',
-    expires_in: ctx.config.auth.jwtExpiry,
-    expires_at: exp,
-    refresh_token: refreshToken,
-    user: userJson(user),
-  };
-}
+export type { AuthMethod } from './tokens';
 
 /**
  * Starts a session for a user inside `tx`: the session row, its amr claim, the first refresh
@@ -116,7 +38,7 @@ export async function startSession(
      update auth.identities set last_sign_in_at = now() where user_id = $2`,
     [sessionId, userId, request.userAgent ?? null, method, refresh],
   );
-  return sessionResponse(tx, ctx, userId, sessionId, refresh);
+  return sessionResponse(tx, ctx, { userId, sessionId, refreshToken: refresh, method });
 }
 
 interface TokenRow {
@@ -170,7 +92,12 @@ export async function refreshGrant(ctx: AuthContext, presented: string | undefin
       const current = active.rows[0];
       if (current && current.parent === row.token) {
         return {
-          session: await sessionResponse(tx, ctx, row.user_id, row.session_id, current.token),
+          session: await sessionResponse(tx, ctx, {
+            userId: row.user_id,
+            sessionId: row.session_id,
+            refreshToken: current.token,
+            method: 'token_refresh',
+          }),
         };
       }
       if (!row.reusable) {
@@ -197,7 +124,14 @@ export async function refreshGrant(ctx: AuthContext, presented: string | undefin
        where id = $4`,
       [child, row.user_id, row.token, row.session_id],
     );
-    return { session: await sessionResponse(tx, ctx, row.user_id, row.session_id, child) };
+    return {
+      session: await sessionResponse(tx, ctx, {
+        userId: row.user_id,
+        sessionId: row.session_id,
+        refreshToken: child,
+        method: 'token_refresh',
+      }),
+    };
   });
   // The family revocation is committed before the error is reported.
   if ('error' in outcome && outcome.error instanceof AuthError) throw outcome.error;

@@ -20,6 +20,7 @@ const TIMESTAMPS = [
   'banned_until',
   'reauthentication_sent_at',
   'deleted_at',
+  'phone_change_sent_at',
 ];
 
 const IDENTITIES = `(select coalesce(json_agg(json_build_object(
@@ -28,6 +29,33 @@ const IDENTITIES = `(select coalesce(json_agg(json_build_object(
     'last_sign_in_at', ${iso('i.last_sign_in_at')}, 'created_at', ${iso('i.created_at')},
     'updated_at', ${iso('i.updated_at')}, 'email', i.email) order by i.created_at), '[]'::json)
   from auth.identities i where i.user_id = u.id) as identities`;
+
+/** The columns of a factor row (`f`) as its JSON, timestamps formatted. */
+export const FACTOR_FIELDS = `'id', f.id, 'created_at', ${iso('f.created_at')},
+    'updated_at', ${iso('f.updated_at')}, 'status', f.status, 'friendly_name', f.friendly_name,
+    'factor_type', f.factor_type, 'phone', coalesce(f.phone, ''),
+    'last_challenged_at', ${iso('f.last_challenged_at')}`;
+
+const FACTORS = `(select coalesce(json_agg(json_build_object(${FACTOR_FIELDS}) order by f.created_at),
+    '[]'::json) from auth.mfa_factors f where f.user_id = u.id) as factors`;
+
+/** A factor as the hosted service shows it (`friendly_name` left out when empty). */
+export interface FactorJson {
+  id: string;
+  created_at: string;
+  updated_at: string;
+  status: 'verified' | 'unverified';
+  friendly_name?: string;
+  factor_type: 'totp' | 'phone' | 'webauthn';
+  phone: string;
+  last_challenged_at: string | null;
+}
+
+/** Drops an empty `friendly_name`, as the hosted JSON omits it. */
+export function factorJson(raw: FactorJson): FactorJson {
+  const { friendly_name, ...rest } = raw;
+  return friendly_name ? { ...rest, friendly_name } : rest;
+}
 
 /** The select list of a user row (`u`), timestamps formatted, identities attached. */
 export const USER_SELECT = [
@@ -45,10 +73,12 @@ export const USER_SELECT = [
   'u.raw_app_meta_data',
   'u.raw_user_meta_data',
   'u.phone',
+  'u.phone_change',
   'u.is_anonymous',
   'u.banned_until > now() as banned',
   ...TIMESTAMPS.map((c) => `${iso(`u.${c}`)} as ${c}`),
   IDENTITIES,
+  FACTORS,
 ].join(', ');
 
 /** A user as read from auth.users (timestamps already formatted). */
@@ -67,6 +97,7 @@ export interface UserRow {
   raw_app_meta_data: Record<string, unknown> | null;
   raw_user_meta_data: Record<string, unknown> | null;
   phone: string | null;
+  phone_change: string | null;
   is_anonymous: boolean;
   banned: boolean | null;
   email_confirmed_at: string | null;
@@ -82,7 +113,9 @@ export interface UserRow {
   banned_until: string | null;
   reauthentication_sent_at: string | null;
   deleted_at: string | null;
+  phone_change_sent_at: string | null;
   identities: unknown[];
+  factors?: FactorJson[];
 }
 
 /** The one user matching `where` (on alias `u`), or null. */
@@ -107,6 +140,10 @@ export const findUserById = (q: Queryable, id: string, lock = false) =>
 export const findUserByEmail = (q: Queryable, email: string, lock = false) =>
   findUser(q, 'lower(u.email) = lower($1) and u.is_sso_user = false', [email], lock);
 
+/** The user with a phone number (digits only, as stored). */
+export const findUserByPhone = (q: Queryable, phone: string, lock = false) =>
+  findUser(q, 'u.phone = $1', [phone], lock);
+
 const optional = (key: string, value: string | null | undefined) => (value ? { [key]: value } : {});
 
 /** The hosted User JSON (`email`/`phone` are "" when unset; empty timestamps omitted). */
@@ -125,11 +162,14 @@ export function userJson(row: UserRow): Record<string, unknown> {
     ...optional('recovery_sent_at', row.recovery_sent_at),
     ...optional('new_email', row.email_change),
     ...optional('email_change_sent_at', row.email_change_sent_at),
+    ...optional('new_phone', row.phone_change),
+    ...optional('phone_change_sent_at', row.phone_change_sent_at),
     ...optional('reauthentication_sent_at', row.reauthentication_sent_at),
     ...optional('last_sign_in_at', row.last_sign_in_at),
     app_metadata: row.raw_app_meta_data ?? {},
     user_metadata: row.raw_user_meta_data ?? {},
     identities: row.identities ?? [],
+    ...(row.factors?.length ? { factors: row.factors.map(factorJson) } : {}),
     created_at: row.created_at,
     updated_at: row.updated_at,
     ...optional('banned_until', row.banned_until),

@@ -111,17 +111,78 @@ const BAD_KEY = {
   message: 'Invalid API key',
   hint: 'Double check your Supabase `anon` or `service_role` API key.',
 };
+/** The hosted answer for an unknown `sb_…` key (with `sb-error-code`). */
+const BAD_OPAQUE_KEY = { message: 'Invalid API key' };
+/** The hosted answer for a secret key sent by a browser (with `sb-error-code`). */
+export const SECRET_KEY_IN_BROWSER = {
+  message: 'Forbidden use of secret API key in browser',
+  hint: 'Secret API keys can only be used in a protected environment and should never be used in a browser. Delete this secret API key immediately!',
+};
 
-function keyRole(config: ServerConfig, key: string | null): GatewayInfo['keyRole'] {
-  if (key === config.anonKey) return 'anon';
-  if (key === config.serviceRoleKey) return 'service_role';
+/** What a project API key is: its kind and the role it stands for. */
+export interface ApiKeyInfo {
+  kind: 'legacy' | 'publishable' | 'secret';
+  role: 'anon' | 'service_role';
+}
+
+/** The kind and role of one of the project's API keys, or null for anything else. */
+export function apiKeyInfo(
+  config: ServerConfig,
+  key: string | null | undefined,
+): ApiKeyInfo | null {
+  if (!key) return null;
+  if (key === config.anonKey) return { kind: 'legacy', role: 'anon' };
+  if (key === config.serviceRoleKey) return { kind: 'legacy', role: 'service_role' };
+  if (key.startsWith('sb_')) {
+    if (config.publishableKeys.includes(key)) return { kind: 'publishable', role: 'anon' };
+    if (config.secretKeys.includes(key)) return { kind: 'secret', role: 'service_role' };
+  }
   return null;
 }
 
+/** Seconds a JWT derived from a publishable or secret key is valid. */
+const DERIVED_TTL = 3600;
+/** Derived JWTs are made again this long before they expire. */
+const DERIVED_MARGIN = 300;
+const derived = new WeakMap<
+  ServerConfig,
+  Map<string, { token: string; exp: number; kid: string | null }>
+>();
+
+/**
+ * The JWT that stands for a project API key when a service needs one: a legacy key is a JWT
+ * itself; for a publishable or secret key the gateway makes a short-lived token with its role
+ * (`{ iss, role, iat, exp }`), signed with the current signing key, as the hosted gateway
+ * hands services a JWT for the new keys. Null when `key` is not a project key.
+ */
+export function keyToken(config: ServerConfig, key: string | null | undefined): string | null {
+  const info = apiKeyInfo(config, key);
+  if (!info) return null;
+  if (info.kind === 'legacy') return key as string;
+  let cache = derived.get(config);
+  if (!cache) {
+    cache = new Map();
+    derived.set(config, cache);
+  }
+  const now = Math.floor(Date.now() / 1000);
+  const current = config.signingKeys.current().kid;
+  const hit = cache.get(info.role);
+  if (hit && hit.exp - DERIVED_MARGIN > now && hit.kid === current) return hit.token;
+  const exp = now + DERIVED_TTL;
+  const token = config.signingKeys.sign({ iss: 'supabase', role: info.role, iat: now, exp });
+  cache.set(info.role, { token, exp, kid: current });
+  return token;
+}
+
+/** True for a browser's `User-Agent` (the hosted check for secret keys). */
+export const isBrowser = (userAgent: string | null | undefined): boolean =>
+  typeof userAgent === 'string' && userAgent.includes('Mozilla/');
+
 /**
  * Gateway behaviour of the hosted backend: reads `apikey` (header, or query for realtime),
- * checks it when `keyAuth` is on (401 with the hosted bodies), and derives the token a
- * service should use (Authorization when present, else the key).
+ * checks it when `keyAuth` is on (401 with the hosted bodies), refuses a secret key from a
+ * browser, and derives the token a service should use (the `Authorization` JWT when present,
+ * else the key's JWT).
  */
 export function gateway(
   config: ServerConfig,
@@ -129,22 +190,32 @@ export function gateway(
 ): MiddlewareHandler<AppEnv> {
   const open = new Set((options.openPaths ?? []).map((p) => options.basePath + p));
   return async (c, next) => {
-    const apiKey = c.req.header('apikey') ?? c.req.query('apikey') ?? null;
-    const role = keyRole(config, apiKey);
+    const sent = bearerToken(c.req.header('authorization'));
+    // A publishable or secret key as the bearer stands for the key itself when it is the
+    // `apikey` (what supabase-js sends) or when no `apikey` came at all.
+    const header = c.req.header('apikey') ?? c.req.query('apikey') ?? null;
+    const bearerIsKey = sent?.startsWith('sb_') === true && (header === null || sent === header);
+    const apiKey = header ?? (bearerIsKey ? sent : null);
+    const info = apiKeyInfo(config, apiKey);
     const isPreflight = c.req.method === 'OPTIONS';
+    if (!isPreflight && info?.kind === 'secret' && isBrowser(c.req.header('user-agent'))) {
+      return c.json(SECRET_KEY_IN_BROWSER, 401, {
+        'sb-error-code': 'UNAUTHORIZED_INVALID_API_KEY_TYPE',
+      });
+    }
     if (options.keyAuth && !isPreflight && !open.has(c.req.path)) {
       if (!apiKey) return c.json(NO_KEY, 401);
-      if (!role) return c.json(BAD_KEY, 401);
+      if (!info) {
+        return apiKey.startsWith('sb_')
+          ? c.json(BAD_OPAQUE_KEY, 401, { 'sb-error-code': 'UNAUTHORIZED_INVALID_API_KEY' })
+          : c.json(BAD_KEY, 401);
+      }
     }
-    const authorization = c.req.header('authorization');
-    const sent = bearerToken(authorization);
-    const hasUserToken = sent !== null && !sent.startsWith('sb_');
-    const keyToken =
-      role === 'anon' ? config.anonKey : role === 'service_role' ? config.serviceRoleKey : null;
+    const hasUserToken = sent !== null && !bearerIsKey;
     c.set('gateway', {
       apiKey,
-      keyRole: role,
-      token: hasUserToken ? sent : keyToken,
+      keyRole: info?.role ?? null,
+      token: hasUserToken ? sent : keyToken(config, apiKey),
       hasUserToken,
     });
     await next();

@@ -1,46 +1,147 @@
-import { errors, jwtVerify } from 'jose';
+import { createHmac, timingSafeEqual, verify } from 'node:crypto';
+import type { KeyEntry, SigningKeys } from './signing-keys';
 
 export type JwtClaims = Record<string, unknown> & { role?: string; sub?: string; exp?: number };
 
 export type JwtResult =
   | { ok: true; claims: JwtClaims }
-  | { ok: false; reason: 'expired' | 'invalid' | 'malformed'; message: string };
+  | {
+      ok: false;
+      reason: 'expired' | 'invalid' | 'malformed';
+      /** GoTrue's words (auth, REST, realtime answer with these). */
+      message: string;
+      /** The same failure in the words of jose, the JWT library storage-api answers with. */
+      detail: string;
+    };
 
-const encoder = new TextEncoder();
-const keys = new Map<string, Uint8Array>();
+/** Most tokens remembered as verified per project. */
+const CACHE_MAX = 10_000;
 
-/**
- * Verifies an HS256 JWT with the project secret. `alg: none`, other algorithms, a wrong
- * signature or a token that is not a JWT are rejected; an expired one says so.
- */
-export async function verifyJwt(token: string, secret: string): Promise<JwtResult> {
-  if (token.split('.').length !== 3) {
-    return { ok: false, reason: 'malformed', message: 'token is malformed' };
+const fail = (
+  reason: 'expired' | 'invalid' | 'malformed',
+  message: string,
+  detail: string,
+): JwtResult => ({ ok: false, reason, message, detail });
+
+const JOSE = {
+  compact: 'Invalid Compact JWS',
+  header: 'JWS Protected Header is invalid',
+  alg: '"alg" (Algorithm) Header Parameter value not allowed',
+  noKey: 'no applicable key found in the JSON Web Key Set',
+  signature: 'signature verification failed',
+  claims: 'JWT Claims Set must be a top-level JSON object',
+  exp: '"exp" claim timestamp check failed',
+  nbf: '"nbf" claim timestamp check failed',
+} as const;
+
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
+
+function decodeJson(part: string): Record<string, unknown> | null {
+  if (!BASE64URL.test(part)) return null;
+  try {
+    const value = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+    return value && typeof value === 'object' && !Array.isArray(value) ? value : null;
+  } catch {
+    return null;
   }
-  let key = keys.get(secret);
-  if (!key) {
-    key = encoder.encode(secret);
-    keys.set(secret, key);
+}
+
+function signatureValid(key: KeyEntry, input: string, signature: Buffer): boolean {
+  if (key.alg === 'HS256') {
+    const expected = createHmac('sha256', key.verifyKey as Buffer)
+      .update(input)
+      .digest();
+    return expected.length === signature.length && timingSafeEqual(expected, signature);
   }
   try {
-    const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'] });
-    return { ok: true, claims: payload as JwtClaims };
-  } catch (error) {
-    if (error instanceof errors.JWTExpired) {
-      return {
-        ok: false,
-        reason: 'expired',
-        message: 'token has invalid claims: token is expired',
-      };
+    if (key.alg === 'ES256') {
+      if (signature.length !== 64) return false;
+      return verify(
+        'sha256',
+        Buffer.from(input),
+        { key: key.verifyKey as never, dsaEncoding: 'ieee-p1363' },
+        signature,
+      );
     }
-    if (error instanceof errors.JWSSignatureVerificationFailed) {
-      return { ok: false, reason: 'invalid', message: 'signature is invalid' };
-    }
-    if (error instanceof errors.JOSEAlgNotAllowed) {
-      return { ok: false, reason: 'invalid', message: 'signing method is not allowed' };
-    }
-    return { ok: false, reason: 'malformed', message: 'token is malformed' };
+    return verify('sha256', Buffer.from(input), key.verifyKey as never, signature);
+  } catch {
+    return false;
   }
+}
+
+/**
+ * The one verifier every service uses (auth, REST, storage, realtime, functions'
+ * `verify_jwt`). The key is chosen by the token's `kid` among the project's signing keys
+ * (no `kid`: the legacy secret, HS256 only), and the token's `alg` must be that key's
+ * algorithm, so `alg: none`, an unknown or standby `kid`, a revoked key and algorithm
+ * confusion (an HS256 token "signed" with a public key) are all refused. Verified tokens
+ * are remembered until they expire or a key changes status.
+ */
+export function verifyJwt(token: string, keys: SigningKeys): JwtResult {
+  const now = Date.now();
+  const { verified } = keys;
+  const hit = verified.get(token);
+  if (hit) {
+    if (hit.until > now) return { ok: true, claims: hit.claims as JwtClaims };
+    verified.delete(token);
+  }
+  const parts = token.split('.');
+  if (parts.length !== 3)
+    return fail('malformed', 'token contains an invalid number of segments', JOSE.compact);
+  const [head, body, sig] = parts as [string, string, string];
+  const header = decodeJson(head);
+  if (!header) return fail('malformed', 'could not JSON decode header', JOSE.header);
+  const alg = header.alg;
+  const kid = header.kid;
+  if (typeof alg !== 'string' || (kid !== undefined && typeof kid !== 'string')) {
+    return fail('malformed', 'invalid token header', JOSE.header);
+  }
+  if (alg.toLowerCase() === 'none')
+    return fail('invalid', "'none' signature type is not allowed", JOSE.alg);
+  const key = kid === undefined ? (alg === 'HS256' ? keys.find(null) : undefined) : keys.find(kid);
+  if (!key || key.status === 'standby') {
+    return fail(
+      'invalid',
+      `unrecognized JWT kid ${kid ?? '<nil>'} for algorithm ${alg}`,
+      JOSE.noKey,
+    );
+  }
+  if (key.status === 'revoked')
+    return fail('invalid', `signing key ${kid ?? '(legacy secret)'} is revoked`, JOSE.noKey);
+  if (alg !== key.alg) return fail('invalid', `signing method ${alg} is invalid`, JOSE.alg);
+  if (!BASE64URL.test(sig))
+    return fail('malformed', 'could not base64 decode signature', JOSE.compact);
+  if (!signatureValid(key, `${head}.${body}`, Buffer.from(sig, 'base64url'))) {
+    return fail('invalid', 'signature is invalid', JOSE.signature);
+  }
+  const claims = decodeJson(body) as JwtClaims | null;
+  if (!claims) return fail('malformed', 'could not JSON decode claim', JOSE.claims);
+  const seconds = now / 1000;
+  const { exp, nbf, iat } = claims;
+  if (
+    (exp !== undefined && typeof exp !== 'number') ||
+    (iat !== undefined && typeof iat !== 'number')
+  ) {
+    return fail('malformed', 'token has invalid claims', JOSE.claims);
+  }
+  if (typeof exp === 'number' && exp <= seconds) {
+    return fail('expired', 'token has invalid claims: token is expired', JOSE.exp);
+  }
+  if (nbf !== undefined && (typeof nbf !== 'number' || nbf > seconds)) {
+    return fail('malformed', 'token has invalid claims: token is not valid yet', JOSE.nbf);
+  }
+  if (verified.size >= CACHE_MAX) verified.delete(verified.keys().next().value as string);
+  verified.set(token, {
+    claims,
+    until: typeof exp === 'number' ? exp * 1000 : Number.POSITIVE_INFINITY,
+  });
+  return { ok: true, claims };
+}
+
+/** The decoded header of a JWT, or null when it is not one. */
+export function jwtHeader(token: string): Record<string, unknown> | null {
+  const head = token.split('.')[0];
+  return head ? decodeJson(head) : null;
 }
 
 /** The bearer token of an `Authorization` header, or null. */

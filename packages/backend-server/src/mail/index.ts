@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import type { AppEnv, ServiceModule } from '../service';
+import { smsOutboxRoutes } from '../sms/index';
 import { outboxFor } from './outbox';
 
 export { type Mail, type MailType, Outbox, type OutgoingMail, outboxFor } from './outbox';
@@ -8,6 +9,7 @@ export { authMail } from './templates';
 /**
  * `GET /_dev/mail`: the outbox as JSON, newest first (`?to=` filters by address);
  * `DELETE /_dev/mail` empties it. Only with the service-role key (apikey or bearer).
+ * The SMS outbox sits beside it at `/_dev/sms` (see `../sms`).
  */
 export const devMailService: ServiceModule = {
   name: 'dev-mail',
@@ -17,8 +19,8 @@ export const devMailService: ServiceModule = {
     const outbox = outboxFor(ctx.config, ctx.log);
     const routes = new Hono<AppEnv>();
     routes.use('/mail', async (c, next) => {
-      const { apiKey, token } = c.get('gateway');
-      if (apiKey !== ctx.config.serviceRoleKey && token !== ctx.config.serviceRoleKey) {
+      const { keyRole, token } = c.get('gateway');
+      if (keyRole !== 'service_role' && token !== ctx.config.serviceRoleKey) {
         return c.json({ message: 'The service_role key is required' }, 401);
       }
       await next();
@@ -28,6 +30,7 @@ export const devMailService: ServiceModule = {
       outbox.clear();
       return c.body(null, 204);
     });
+    smsOutboxRoutes(routes, ctx);
     return { routes, close: async () => outbox.close() };
   },
 };

@@ -30,7 +30,7 @@ async function authenticate(c: Context<AppEnv>, ctx: RealtimeContext): Promise<C
   if (!apiKey) return c.json(NO_KEY, 401);
   if (!keyRole) return c.json(BAD_KEY, 401);
   const token = bearerToken(c.req.header('authorization')) ?? apiKey;
-  const checked = await checkToken(token, ctx.config.jwtSecret);
+  const checked = await checkToken(token, ctx.config);
   if (!checked.ok) return c.json({ message: 'Unauthorized' }, 401);
   const headers: Record<string, string> = {};
   c.req.raw.headers.forEach((value, name) => {

@@ -68,7 +68,7 @@ export class Channel {
     const config = asObject(payload.config);
     const sent = payload.access_token ?? payload.user_token;
     const token = typeof sent === 'string' && !sent.startsWith('sb_') ? sent : socket.connectToken;
-    const checked = await checkToken(token, ctx.config.jwtSecret);
+    const checked = await checkToken(token, ctx.config);
     if (!checked.ok) return fail(`${checked.error.code}: ${checked.error.message}`);
     const isPrivate = flag(config.private);
     const presence = asObject(config.presence);
@@ -229,7 +229,7 @@ export class Channel {
   async accessToken(msg: InMessage): Promise<void> {
     const sent = asObject(msg.payload).access_token;
     if (typeof sent !== 'string' || sent.startsWith('sb_') || sent === this.token) return;
-    const checked = await checkToken(sent, this.socket.ctx.config.jwtSecret);
+    const checked = await checkToken(sent, this.socket.ctx.config);
     if (!checked.ok) return this.shutdown(checked.error.message);
     const hadRead = { broadcast: this.member.broadcastRead, presence: this.member.presenceRead };
     this.token = sent;
@@ -301,7 +301,7 @@ export class Channel {
   }
 
   private async confirmToken(): Promise<void> {
-    const checked = await checkToken(this.token, this.socket.ctx.config.jwtSecret);
+    const checked = await checkToken(this.token, this.socket.ctx.config);
     if (!checked.ok) this.shutdown(checked.error.message);
     else this.armExpiry();
   }

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer } from 'ws';
+import { apiKeyInfo, isBrowser, SECRET_KEY_IN_BROWSER } from '../http/gateway';
 import { Channel, type ChannelSocket } from './channel';
 import type { RealtimeContext } from './context';
 import type { Outlet } from './hub';
@@ -180,12 +181,14 @@ export function createSocketEndpoint(ctx: RealtimeContext, basePath: string) {
         } else {
           // The gateway's key-auth, then realtime's own token checks.
           if (!apiKey) return refuse(socket, 401, NO_KEY);
-          if (apiKey !== ctx.config.anonKey && apiKey !== ctx.config.serviceRoleKey) {
-            return refuse(socket, 401, BAD_KEY);
+          const key = apiKeyInfo(ctx.config, apiKey);
+          if (!key) return refuse(socket, 401, BAD_KEY);
+          if (key.kind === 'secret' && isBrowser(req.headers['user-agent'])) {
+            return refuse(socket, 401, SECRET_KEY_IN_BROWSER);
           }
           token = apiKey;
         }
-        const checked = await checkToken(token, ctx.config.jwtSecret);
+        const checked = await checkToken(token, ctx.config);
         if (!checked.ok) return refuse(socket, 401, { error: checked.error.connectMessage });
         const vsn: Vsn = url.searchParams.get('vsn')?.startsWith('2.') ? '2.0.0' : '1.0.0';
         const headers: Record<string, string> = {};

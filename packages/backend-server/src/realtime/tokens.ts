@@ -1,4 +1,6 @@
 import { decodeJwt } from 'jose';
+import type { ServerConfig } from '../config';
+import { keyToken } from '../http/gateway';
 import { type JwtClaims, verifyJwt } from '../http/jwt';
 
 /** Why a realtime token was refused, with the hosted service's code and message. */
@@ -13,12 +15,13 @@ export interface TokenError {
 export type TokenResult = { ok: true; claims: JwtClaims } | { ok: false; error: TokenError };
 
 /**
- * Checks a realtime token as the hosted service does: a JWT signed with the project
- * secret, with `role` and `exp` claims, not expired.
+ * Checks a realtime token as the hosted service does: a JWT signed with one of the
+ * project's keys, with `role` and `exp` claims, not expired. A project API key stands for
+ * the JWT the gateway derives from it (publishable and secret keys are not JWTs).
  */
-export async function checkToken(token: string, secret: string): Promise<TokenResult> {
+export async function checkToken(token: string, config: ServerConfig): Promise<TokenResult> {
   const cleaned = decodeURIComponentSafe(token).replace(/\s/g, '');
-  const result = await verifyJwt(cleaned, secret);
+  const result = verifyJwt(keyToken(config, cleaned) ?? cleaned, config.signingKeys);
   if (result.ok) {
     const { claims } = result;
     if (typeof claims.role !== 'string' || typeof claims.exp !== 'number') {

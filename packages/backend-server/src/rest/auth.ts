@@ -1,5 +1,6 @@
 import type { GatewayInfo } from '../http/gateway';
 import { type JwtClaims, verifyJwt } from '../http/jwt';
+import type { SigningKeys } from '../http/signing-keys';
 import { RestError } from './errors';
 
 /** Who the request runs as. */
@@ -9,9 +10,6 @@ export interface Principal {
   /** A non-anonymous role: permission errors (42501) become 403 instead of 401. */
   authenticated: boolean;
 }
-
-const CACHE_MAX = 2000;
-const verified = new Map<string, JwtClaims>();
 
 const tokenError = (code: string, message: string) =>
   new RestError(401, code, message, null, null, {
@@ -32,7 +30,7 @@ function claimsError(token: string): RestError {
   const head = decodePart(header) as Record<string, unknown> | undefined;
   if (!head || typeof head !== 'object')
     return tokenError('PGRST301', 'JWT cryptographic operation failed');
-  if (head.alg !== 'HS256')
+  if (head.alg !== 'HS256' && head.alg !== 'ES256' && head.alg !== 'RS256')
     return tokenError('PGRST301', 'Wrong or unsupported encoding algorithm');
   const claims = decodePart(payload) as Record<string, unknown> | undefined;
   if (!claims || typeof claims !== 'object') return tokenError('PGRST303', 'Parsing claims failed');
@@ -47,36 +45,24 @@ function claimsError(token: string): RestError {
 }
 
 /**
- * The role and claims of a request from the gateway's token, verified with the project
- * secret (PGRST301 bad token, PGRST303 bad claims). Verified tokens are cached until expiry.
+ * The role and claims of a request from the gateway's token, verified with the project's
+ * signing keys by `kid` (PGRST301 bad token, PGRST303 bad claims).
  */
 export async function authenticate(
   gateway: GatewayInfo | undefined,
-  secret: string,
+  keys: SigningKeys,
 ): Promise<Principal> {
   const token = gateway?.token ?? null;
   if (!token) return { role: 'anon', claims: {}, authenticated: false };
-  let claims = verified.get(token);
-  const now = Date.now() / 1000;
-  if (claims && typeof claims.exp === 'number' && claims.exp < now) {
-    verified.delete(token);
-    claims = undefined;
+  const parts = token.split('.').length;
+  if (parts !== 3) throw tokenError('PGRST301', `Expected 3 parts in JWT; got ${parts}`);
+  const result = verifyJwt(token, keys);
+  if (!result.ok) {
+    if (result.reason === 'expired') throw tokenError('PGRST303', 'JWT expired');
+    if (result.reason === 'malformed') throw claimsError(token);
+    throw tokenError('PGRST301', 'JWT cryptographic operation failed');
   }
-  if (!claims) {
-    const parts = token.split('.').length;
-    if (parts !== 3) throw tokenError('PGRST301', `Expected 3 parts in JWT; got ${parts}`);
-    const result = await verifyJwt(token, secret);
-    if (!result.ok) {
-      if (result.reason === 'expired') throw tokenError('PGRST303', 'JWT expired');
-      if (result.reason === 'malformed') throw claimsError(token);
-      throw tokenError('PGRST301', 'JWT cryptographic operation failed');
-    }
-    claims = result.claims;
-    if (claims.exp !== undefined && typeof claims.exp !== 'number')
-      throw tokenError('PGRST303', "The JWT 'exp' claim must be a number");
-    if (verified.size >= CACHE_MAX) verified.clear();
-    verified.set(token, claims);
-  }
+  const claims = result.claims;
   const role = typeof claims.role === 'string' && claims.role ? claims.role : 'anon';
   return { role, claims, authenticated: role !== 'anon' };
 }

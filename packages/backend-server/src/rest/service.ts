@@ -74,7 +74,7 @@ async function handle(
   const method = raw.method.toUpperCase();
   if (!METHODS.has(method))
     throw new RestError(405, 'PGRST117', `Unsupported HTTP method: ${method}`, null, null);
-  const principal = await authenticate(gatewayToken, rt.config.jwtSecret);
+  const principal = await authenticate(gatewayToken, rt.config.signingKeys);
   const url = new URL(raw.url);
   const path = url.pathname.slice(basePath.length) || '/';
   const { schema, profileHeader } = chooseSchema(rt, method, raw.headers);
@@ -250,7 +250,7 @@ export const restService: ServiceModule = {
         if (error instanceof RestError) return errorResponse(error);
         const pg = pgError(error);
         if (pg) {
-          const authed = await authenticate(c.get('gateway'), rt.config.jwtSecret).then(
+          const authed = await authenticate(c.get('gateway'), rt.config.signingKeys).then(
             (p) => p.authenticated,
             () => false,
           );

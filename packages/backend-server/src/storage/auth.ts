@@ -1,6 +1,7 @@
 import type { RequestContext } from '../db/index';
 import type { GatewayInfo } from '../http/gateway';
 import { verifyJwt } from '../http/jwt';
+import type { SigningKeys } from '../http/signing-keys';
 import { ERR } from './errors';
 
 /** Who a storage request runs as: the database request context and the owner it writes. */
@@ -10,12 +11,6 @@ export interface Caller {
   owner: string | null;
   role: string;
 }
-
-const JWT_MESSAGES = {
-  expired: 'jwt expired',
-  invalid: 'invalid signature',
-  malformed: 'jwt malformed',
-};
 
 function headerRecord(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};
@@ -36,17 +31,18 @@ function context(
 
 /**
  * Verifies the request's bearer token (the user's JWT, or the project key's JWT the gateway
- * derived) the way storage does it itself: a missing or bad token is AccessDenied.
+ * derived) the way storage does it itself: a missing or bad token is AccessDenied, in the
+ * words of the JWT library (jose, as the hosted service), e.g. `Invalid Compact JWS` when
+ * no token was sent.
  */
 export async function authenticate(
   req: Request,
   path: string,
   gateway: GatewayInfo,
-  secret: string,
+  keys: SigningKeys,
 ): Promise<Caller> {
-  if (!gateway.token) throw ERR.accessDenied('Invalid JWT');
-  const result = await verifyJwt(gateway.token, secret);
-  if (!result.ok) throw ERR.accessDenied(JWT_MESSAGES[result.reason]);
+  const result = verifyJwt(gateway.token ?? '', keys);
+  if (!result.ok) throw ERR.accessDenied(result.detail);
   const role = typeof result.claims.role === 'string' ? result.claims.role : 'anon';
   const sub = typeof result.claims.sub === 'string' ? result.claims.sub : null;
   return { ctx: context(req, path, role, result.claims), owner: sub, role };

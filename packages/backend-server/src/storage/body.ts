@@ -116,7 +116,8 @@ export async function receiveUpload(req: Request, options: ReceiveOptions): Prom
       }
     }
     const { size, md5 } = await temp.finish();
-    return { temp, size, md5, mimetype, cacheControl, userMetadata };
+    // As the hosted service: an upload without metadata stores `{}`, not null.
+    return { temp, size, md5, mimetype, cacheControl, userMetadata: userMetadata ?? {} };
   } catch (error) {
     await temp.discard();
     if (reader) await drain(reader);

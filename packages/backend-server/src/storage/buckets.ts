@@ -12,9 +12,37 @@ import { ERR } from './errors';
 import { checkBucketName, parseMimeTypes, parseSizeLimit } from './names';
 import { collectRetired, iso } from './objects';
 
-const BUCKET_COLUMNS = `id, name, coalesce(owner_id, owner::text, '') as owner, public,
-  file_size_limit, to_jsonb(allowed_mime_types) as allowed_mime_types,
-  ${iso('created_at')}, ${iso('updated_at')}, type`;
+/** The bucket columns as the hosted `GET /bucket/:id` answers them (`owner` is the uuid). */
+const BUCKET_COLUMNS = `id, name, owner, public, file_size_limit,
+  to_jsonb(allowed_mime_types) as allowed_mime_types, ${iso('created_at')}, ${iso('updated_at')}`;
+
+/** `GET /bucket` adds `type` (left out for storage-py < 0.12.1 / supabase-py < 2.18.0). */
+const LIST_COLUMNS = `${BUCKET_COLUMNS}, type`;
+
+const OLD_PY_CLIENT = [
+  /supabase-py\/(\d+)\.(\d+)\.(\d+)/i,
+  /supabase-py\/storage3 v(\d+)\.(\d+)\.(\d+)/i,
+] as const;
+
+/** Whether the client is an old Python one that fails on the bucket `type` property. */
+function omitsType(r: StorageRequest): boolean {
+  const before = (text: string, pattern: RegExp, version: [number, number, number]) => {
+    const m = pattern.exec(text);
+    if (!m) return false;
+    const v = [Number(m[1]), Number(m[2]), Number(m[3])];
+    for (let i = 0; i < 3; i++) {
+      const want = version[i] ?? 0;
+      if ((v[i] ?? 0) !== want) return (v[i] ?? 0) < want;
+    }
+    return false;
+  };
+  const clientInfo = r.req.headers.get('x-client-info') ?? '';
+  const userAgent = r.req.headers.get('user-agent') ?? '';
+  return (
+    before(clientInfo, OLD_PY_CLIENT[0], [2, 18, 0]) ||
+    before(userAgent, OLD_PY_CLIENT[1], [0, 12, 1])
+  );
+}
 
 type BucketRow = Record<string, unknown> & { file_size_limit: string | null };
 
@@ -26,6 +54,13 @@ const bucketJson = (row: BucketRow) => ({
 /** A jsonb list parameter as text[] (null stays null). */
 const MIMES = (p: string) =>
   `case when ${p}::text::jsonb is null then null else array(select jsonb_array_elements_text(${p}::text::jsonb)) end`;
+
+/** A bucket's `file_size_limit`; over the server-wide limit it is EntityTooLarge, as hosted. */
+function bucketLimit(s: StorageContext, value: unknown): number | null {
+  const limit = parseSizeLimit(value);
+  if (limit !== null && limit > s.globalLimit) throw ERR.entityTooLarge();
+  return limit;
+}
 
 const SORT_COLUMNS = new Set(['id', 'name', 'created_at', 'updated_at']);
 
@@ -55,7 +90,7 @@ export async function listBuckets(s: StorageContext, r: StorageRequest): Promise
     async (tx) =>
       (
         await tx.query<BucketRow>(
-          `select ${BUCKET_COLUMNS} from storage.buckets
+          `select ${omitsType(r) ? BUCKET_COLUMNS : LIST_COLUMNS} from storage.buckets
             where ($1::text is null or name ilike '%' || $1 || '%')
             order by ${column} ${order}, id
             limit $2 offset $3`,
@@ -98,7 +133,7 @@ export async function createBucket(s: StorageContext, r: StorageRequest): Promis
   const type = body.type ?? 'STANDARD';
   if (type !== 'STANDARD' && type !== 'ANALYTICS')
     throw ERR.invalidRequest('body/type must be STANDARD or ANALYTICS');
-  const limit = parseSizeLimit(body.file_size_limit);
+  const limit = bucketLimit(s, body.file_size_limit);
   const mimes = parseMimeTypes(body.allowed_mime_types);
   await asRequest(s.db, caller.ctx, (tx) =>
     tx.query(
@@ -135,7 +170,7 @@ export async function updateBucket(
     sets.push(`public = $${params.length}`);
   }
   if ('file_size_limit' in body) {
-    params.push(parseSizeLimit(body.file_size_limit));
+    params.push(bucketLimit(s, body.file_size_limit));
     sets.push(`file_size_limit = $${params.length}`);
   }
   if ('allowed_mime_types' in body) {

@@ -1,19 +1,25 @@
 import type { Database } from '../db/index';
 import type { GatewayInfo } from '../http/gateway';
+import type { SigningKeys } from '../http/signing-keys';
 import { authenticate, type Caller } from './auth';
 import type { DiskStore } from './disk';
 import { ERR } from './errors';
+import type { Renderer } from './render';
 
 /** What every storage route reads. */
 export interface StorageContext {
   db: Database;
   disk: DiskStore;
-  /** HS256 secret of JWTs and signed URL tokens. */
+  /** HS256 secret of signed URL tokens (the legacy JWT secret). */
   secret: string;
+  /** The project's signing keys, which verify request JWTs. */
+  keys: SigningKeys;
   /** Server-wide upload limit in bytes. */
   globalLimit: number;
   /** Lifetime of signed upload URLs, seconds. */
   signedUploadExpiry: number;
+  /** Image transformations (`/render/image`), or null when they are turned off. */
+  render: Renderer | null;
 }
 
 /** One routed request: the Web request, its path under /storage/v1 and the gateway info. */
@@ -26,7 +32,7 @@ export interface StorageRequest {
 
 /** The verified caller of a request (AccessDenied when the token is missing or bad). */
 export const callerOf = (s: StorageContext, r: StorageRequest): Promise<Caller> =>
-  authenticate(r.req, r.path, r.gateway, s.secret);
+  authenticate(r.req, r.path, r.gateway, s.keys);
 
 /** A JSON response. */
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {

@@ -28,6 +28,8 @@ export class DiskStore {
   readonly tmp: string;
   /** Where resumable (tus) uploads keep their partial files. */
   readonly tus: string;
+  /** Called for every version whose bytes were removed (the render cache drops its variants). */
+  onRemove: ((version: string) => Promise<void>) | null = null;
 
   constructor(readonly root: string) {
     this.objects = join(root, 'objects');
@@ -75,6 +77,7 @@ export class DiskStore {
     await unlink(this.pathOf(version)).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOENT') throw error;
     });
+    await this.onRemove?.(version);
   }
 
   /** Copies a version's bytes to a new version (temp file, fsync, rename). */

@@ -8,10 +8,10 @@ import { bucketLimits, findObject, type ObjectRow } from './objects';
 import { verifyDownload } from './tokens';
 
 /** How a download finds its row: as the caller (RLS), or as the platform. */
-type Lookup = () => Promise<ObjectRow | null>;
+export type Lookup = () => Promise<ObjectRow | null>;
 
 /** The row and an open handle on its bytes (a replaced version is looked up again). */
-async function openObject(
+export async function openObject(
   s: StorageContext,
   lookup: Lookup,
 ): Promise<{ row: ObjectRow; file: FileHandle }> {
@@ -50,8 +50,10 @@ function parseRange(
   return { start, end };
 }
 
-function contentDisposition(download: string, key: string): string {
-  const name = encodeURIComponent(download || key.split('/').pop() || key);
+/** `Content-Disposition` for `?download=<name>` (an empty name: a bare `attachment;`). */
+export function contentDisposition(download: string): string {
+  if (download === '') return 'attachment;';
+  const name = encodeURIComponent(download);
   return `attachment; filename=${name}; filename*=UTF-8''${name}`;
 }
 
@@ -77,7 +79,7 @@ async function serve(
     ...extra,
   };
   const download = r.query.get('download');
-  if (download !== null) headers['content-disposition'] = contentDisposition(download, row.name);
+  if (download !== null) headers['content-disposition'] = contentDisposition(download);
   const ifNoneMatch = r.req.headers.get('if-none-match');
   const ifModifiedSince = r.req.headers.get('if-modified-since');
   const notModified = ifNoneMatch
@@ -113,6 +115,18 @@ function names(bucket: string, key: string) {
   checkKey(key);
 }
 
+/** The lookup of `bucket/key` as the request's caller: RLS SELECT decides. */
+export async function callerLookup(
+  s: StorageContext,
+  r: StorageRequest,
+  bucket: string,
+  key: string,
+): Promise<Lookup> {
+  names(bucket, key);
+  const caller = await callerOf(s, r);
+  return () => asRequest(s.db, caller.ctx, (tx) => findObject(tx, bucket, key), { readOnly: true });
+}
+
 /** GET/HEAD /object[/authenticated]/:bucket/:key — as the caller (RLS SELECT). */
 export async function downloadAuthenticated(
   s: StorageContext,
@@ -120,14 +134,16 @@ export async function downloadAuthenticated(
   bucket: string,
   key: string,
 ) {
-  names(bucket, key);
-  const caller = await callerOf(s, r);
-  return serve(s, r, () =>
-    asRequest(s.db, caller.ctx, (tx) => findObject(tx, bucket, key), { readOnly: true }),
-  );
+  return serve(s, r, await callerLookup(s, r, bucket, key));
 }
 
-async function publicLookup(
+/** The lookup of `bucket/key` in a public bucket (no caller; NoSuchBucket when not public). */
+export function publicLookup(bucket: string, key: string, s: StorageContext): Lookup {
+  names(bucket, key);
+  return () => findPublic(s, bucket, key);
+}
+
+async function findPublic(
   s: StorageContext,
   bucket: string,
   key: string,
@@ -144,8 +160,22 @@ export async function downloadPublic(
   bucket: string,
   key: string,
 ) {
+  return serve(s, r, publicLookup(bucket, key, s));
+}
+
+/** A signed URL's token checked for `bucket/key`: the lookup, expiry and signed claims. */
+export async function signedLookup(
+  s: StorageContext,
+  r: StorageRequest,
+  bucket: string,
+  key: string,
+) {
   names(bucket, key);
-  return serve(s, r, () => publicLookup(s, bucket, key));
+  const token = r.query.get('token');
+  if (!token) throw ERR.invalidRequest("querystring must have required property 'token'");
+  const claims = await verifyDownload(token, s.secret, `${bucket}/${key}`);
+  const lookup: Lookup = () => findObject(s.db, bucket, key);
+  return { lookup, expires: new Date(claims.exp * 1000).toUTCString(), claims };
 }
 
 /** GET/HEAD /object/sign/:bucket/:key?token= — the token authorises. */
@@ -155,13 +185,8 @@ export async function downloadSigned(
   bucket: string,
   key: string,
 ) {
-  names(bucket, key);
-  const token = r.query.get('token');
-  if (!token) throw ERR.invalidRequest("querystring must have required property 'token'");
-  const exp = await verifyDownload(token, s.secret, `${bucket}/${key}`);
-  return serve(s, r, () => findObject(s.db, bucket, key), {
-    expires: new Date(exp * 1000).toUTCString(),
-  });
+  const { lookup, expires } = await signedLookup(s, r, bucket, key);
+  return serve(s, r, lookup, { expires });
 }
 
 /** GET /object/info[/authenticated|/public]/:bucket/:key */
@@ -174,7 +199,7 @@ export async function objectInfo(
 ): Promise<Response> {
   names(bucket, key);
   let row: ObjectRow | null;
-  if (access === 'public') row = await publicLookup(s, bucket, key);
+  if (access === 'public') row = await findPublic(s, bucket, key);
   else {
     const caller = await callerOf(s, r);
     row = await asRequest(s.db, caller.ctx, (tx) => findObject(tx, bucket, key), {

@@ -57,10 +57,9 @@ export const ERR = {
   invalidRole: () => e('AccessDenied', 'Unauthorized', 403, 'Access denied: Invalid role', 403),
   rlsDenied: () =>
     e('AccessDenied', 'Unauthorized', 403, 'new row violates row-level security policy'),
-  invalidJwt: (message: string) => e('InvalidJWT', 'Unauthorized', 400, message),
-  expiredToken: () => e('ExpiredToken', 'Unauthorized', 400, 'The provided token has expired.'),
-  invalidSignature: (message = 'The url do not match the signature') =>
-    e('InvalidSignature', 'Unauthorized', 400, message),
+  invalidJwt: (message: string) => e('InvalidJWT', 'InvalidJWT', 400, message),
+  invalidSignature: (message = 'Invalid signature') =>
+    e('InvalidSignature', 'InvalidSignature', 400, message),
   invalidRange: () =>
     e('InvalidRange', 'Invalid Range', 416, 'The requested range is not satisfiable', 416),
   invalidRequest: (message: string) => e('InvalidRequest', 'Bad Request', 400, message),

@@ -1,7 +1,10 @@
+import { join } from 'node:path';
 import type { ServiceModule } from '../service';
 import type { StorageContext } from './context';
 import { DiskStore } from './disk';
 import { collectRetired } from './objects';
+import { createRenderer, type Renderer } from './render';
+import { RenderCache } from './render-cache';
 import { storageRoutes } from './router';
 import { STORAGE_SQL } from './schema';
 import { createTus, sweepTus } from './tus';
@@ -25,16 +28,28 @@ export const storageService: ServiceModule = {
     const { rows } = await db.query<{ version: string }>(
       'select version from storage.objects where version is not null',
     );
-    const swept = await disk.sweep(new Set(rows.map((r) => r.version)));
+    const referenced = new Set(rows.map((r) => r.version));
+    const swept = await disk.sweep(referenced);
     const sweptTus = await sweepTus(disk.tus, config.storage.uploadExpiry * 1000);
     if (swept + sweptTus > 0)
       ctx.log(`storage: swept ${swept} orphan files, ${sweptTus} stale uploads`);
+    const images = config.storage.imageTransformation;
+    let render: Renderer | null = null;
+    if (images.enabled) {
+      // Rendered variants live beside the objects; every removed version takes its own along.
+      const cache = new RenderCache(join(config.storageDir, 'render'), images.cacheBytes);
+      await cache.init(referenced);
+      disk.onRemove = (version) => cache.dropVersion(version);
+      render = createRenderer(cache, images);
+    }
     const s: StorageContext = {
       db,
       disk,
       secret: config.jwtSecret,
+      keys: config.signingKeys,
       globalLimit: config.storage.fileSizeLimit,
       signedUploadExpiry: config.storage.signedUploadExpiry,
+      render,
     };
     const tus = createTus(s, config.storage.uploadExpiry * 1000);
     // Rows deleted or replaced by app SQL (not through storage) free their bytes too.

@@ -86,26 +86,97 @@ export async function listObjects(
   return json(rows);
 }
 
+/** A list-v2 continuation token, as the hosted service encodes it (`l:`, `o:`, `c:`, `a:` lines). */
 interface Cursor {
-  k: string;
-  s: string | null;
+  /** The last entry's name (a folder's with its `/` in name order). */
+  startAfter: string;
+  sortOrder?: string;
+  sortColumn?: string;
+  /** The last entry's sort timestamp (ISO), for `created_at`/`updated_at` order. */
+  sortColumnAfter?: string;
 }
 
-const encodeCursor = (c: Cursor) => Buffer.from(JSON.stringify(c)).toString('base64url');
+const CURSOR_PARTS = [
+  ['l', 'startAfter'],
+  ['o', 'sortOrder'],
+  ['c', 'sortColumn'],
+  ['a', 'sortColumnAfter'],
+] as const;
 
-function decodeCursor(text: unknown): Cursor | null {
-  if (text === undefined || text === null || text === '') return null;
-  try {
-    const value = JSON.parse(Buffer.from(String(text), 'base64url').toString('utf8')) as Cursor;
-    if (typeof value.k === 'string') return value;
-  } catch {}
-  throw ERR.invalidParameter('Invalid cursor');
+function encodeCursor(c: Cursor): string {
+  const lines = CURSOR_PARTS.filter(([, k]) => c[k]).map(([p, k]) => `${p}:${c[k]}`);
+  return Buffer.from(lines.join('\n')).toString('base64');
+}
+
+function decodeCursor(text: string): Cursor {
+  const cursor: Cursor = { startAfter: '', sortOrder: 'asc' };
+  for (const line of Buffer.from(text, 'base64').toString().split('\n')) {
+    const match = /^(\S):(.*)/.exec(line);
+    const part = CURSOR_PARTS.find(([p]) => p === match?.[1]);
+    if (!match || !part) throw ERR.invalidParameter('Invalid Parameter continuation token');
+    cursor[part[1]] = match[2] ?? '';
+  }
+  return cursor;
+}
+
+type V2Row = {
+  name: string;
+  is_folder: boolean;
+  id: string | null;
+  metadata: unknown;
+  updated_at: string | null;
+  created_at: string | null;
+  last_accessed_at: string | null;
+  sort: string | null;
+};
+
+/**
+ * The list-v2 query. Entries are the objects under the prefix; with a delimiter, objects
+ * below the next `/` collapse into one folder entry. Name order is bytewise on the folder
+ * with its `/` (where its objects sort) or the object name; timestamp order is on the
+ * millisecond, then the name (folders: without `/`, dated by their oldest object), as the
+ * hosted search functions order them. `$4`/`$6` are the cursor's name and timestamp.
+ */
+function v2Query(delimiter: boolean, column: 'name' | 'created_at' | 'updated_at', desc: boolean) {
+  const order = desc ? 'desc' : 'asc';
+  const cmp = desc ? '<' : '>';
+  const folder = `case when strpos(substr(name, char_length($3::text) + 1), '/') > 0
+      then substr(name, 1, char_length($3::text) + strpos(substr(name, char_length($3::text) + 1), '/'))
+    end`;
+  const files = delimiter ? `where ${folder} is null` : '';
+  const folders = delimiter
+    ? `union all
+       select ${column === 'name' ? 'f' : "rtrim(f, '/')"}, true, null::uuid, null::jsonb,
+              ${column === 'name' ? 'null::timestamptz' : 'min(created_at)'},
+              ${column === 'name' ? 'null::timestamptz' : 'min(created_at)'}, null::timestamptz
+         from (select ${folder} as f, created_at from o) x where f is not null group by f`
+    : '';
+  const time = column === 'name' ? null : `date_trunc('milliseconds', ${column})`;
+  const after =
+    time === null
+      ? `name collate "C" ${cmp} $4::text`
+      : `(${time}, name collate "C") ${cmp} (coalesce(nullif($6::text, '')::timestamptz, 'epoch'::timestamptz), $4::text)`;
+  return `with o as (
+      select name, id, metadata, updated_at, created_at, last_accessed_at from storage.objects
+       where bucket_id = $1 and name like $2 escape '\\' and $3::text is not null
+    ), e (name, is_folder, id, metadata, updated_at, created_at, last_accessed_at) as (
+      select name, false, id, metadata, updated_at, created_at, last_accessed_at from o ${files}
+      ${folders}
+    )
+    select name, is_folder, id, metadata, ${iso('updated_at')}, ${iso('created_at')},
+           ${iso('last_accessed_at')}, ${time === null ? 'null' : isoExpr(time)} as sort
+      from e
+     where $4::text is null or ${after}
+     order by ${time === null ? '' : `coalesce(${time}, 'epoch'::timestamptz) ${order}, `}name collate "C" ${order}
+     limit $5`;
 }
 
 /**
- * POST /object/list-v2/:bucket — keyset-paginated listing: `{hasNext, nextCursor?, folders,
- * objects}`; with `with_delimiter` one level (folders as `prefix/name/` keys), else every
- * object under the prefix. `name` and `key` are the full keys.
+ * POST /object/list-v2/:bucket — `{hasNext, nextCursor?, nextCursorKey?, folders, objects}`
+ * with the hosted entry shapes: with `with_delimiter`, one level under the prefix (folders
+ * `{key, name: "<path>/", id: null, …}`, objects with `key`, their name segment at the
+ * prefix's level); without it, every object under the prefix. Sort by name, created_at or
+ * updated_at, either way, paged by an opaque cursor that keeps the sort. RLS SELECT.
  */
 export async function listObjectsV2(
   s: StorageContext,
@@ -114,78 +185,65 @@ export async function listObjectsV2(
 ): Promise<Response> {
   const caller = await callerOf(s, r);
   const body = await readJson(r.req);
-  const prefix = typeof body.prefix === 'string' ? body.prefix : '';
-  const limit = optionalInt(body, 'limit', 1, 1000) ?? 1000;
+  if (body.prefix !== undefined && typeof body.prefix !== 'string')
+    throw ERR.invalidRequest('body/prefix must be string');
+  if (body.cursor !== undefined && typeof body.cursor !== 'string')
+    throw ERR.invalidRequest('body/cursor must be string');
+  const prefix = (body.prefix as string | undefined) ?? '';
+  const limit = Math.min(optionalInt(body, 'limit', 1) ?? 1000, 1000);
   const delimiter = body.with_delimiter === true;
-  const { column, order } = sortOf(body, ['name', 'updated_at', 'created_at']);
-  const sortColumn = delimiter ? 'name' : column;
-  const cursor = decodeCursor(body.cursor);
-  const cmp = order === 'asc' ? '>' : '<';
-  const sortValue = sortColumn === 'name' ? 'null::text' : isoExpr(sortColumn);
-
-  const keyExpr = delimiter
-    ? `case when strpos(substr(name, $3::int + 1), '/') > 0
-         then $4::text || split_part(substr(name, $3::int + 1), '/', 1) || '/' else name end`
-    : 'name';
+  const sort =
+    body.sortBy === undefined ? null : sortOf(body, ['name', 'updated_at', 'created_at']);
+  const cursor = body.cursor ? decodeCursor(body.cursor as string) : null;
+  const order = (cursor?.sortOrder || sort?.order || 'asc').toLowerCase();
+  const sortColumn = cursor?.sortColumn || sort?.column;
+  const column =
+    sortColumn === 'created_at' || sortColumn === 'updated_at' ? sortColumn : ('name' as const);
   const rows = await asRequest(
     s.db,
     caller.ctx,
     async (tx) =>
       (
-        await tx.query<
-          Record<string, unknown> & { key: string; is_folder: boolean; sort: string | null }
-        >(
-          `with e as (
-             select ${keyExpr} as key, ${delimiter ? `strpos(substr(name, $3::int + 1), '/') > 0` : 'false'} as is_folder,
-                    id, name, metadata, updated_at, created_at, last_accessed_at, ${sortValue} as sort
-               from storage.objects
-              where bucket_id = $1 and name like $2 escape '\\' and $3::int >= 0 and $4::text is not null
-           ), g as (
-             select key, true as is_folder, null::uuid as id, null::jsonb as metadata,
-                    null::timestamptz as updated_at, null::timestamptz as created_at,
-                    null::timestamptz as last_accessed_at, null::text as sort
-               from e where is_folder group by key
-             union all
-             select key, false, id, metadata, updated_at, created_at, last_accessed_at, sort
-               from e where not is_folder
-           )
-           select key, is_folder, id, metadata, sort, ${iso('updated_at')}, ${iso('created_at')},
-                  ${iso('last_accessed_at')}
-             from g
-            where $5::text is null
-               or (coalesce(sort, ''), key collate "C") ${cmp} (coalesce($6::text, ''), $5::text collate "C")
-            order by coalesce(sort, '') ${order}, key collate "C" ${order}
-            limit $7`,
-          [
-            bucket,
-            `${likeEscape(prefix)}%`,
-            prefix.length,
-            prefix,
-            cursor?.k ?? null,
-            cursor?.s ?? null,
-            limit + 1,
-          ],
-        )
+        await tx.query<V2Row>(v2Query(delimiter, column, order === 'desc'), [
+          bucket,
+          `${likeEscape(prefix)}%`,
+          prefix,
+          cursor?.startAfter || null,
+          limit + 1,
+          ...(column === 'name' ? [] : [cursor?.sortColumnAfter ?? null]),
+        ])
       ).rows,
     { readOnly: true },
   );
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   const hasNext = rows.length > limit;
+  const levels = prefix === '' ? 1 : prefix.split('/').length;
+  const plain = (name: string) => name.replace(/\/$/, '');
+  const keyOf = (name: string) => plain(name).split('/')[levels - 1] ?? '';
+  const entry = (e: V2Row) => ({
+    ...(delimiter ? { key: keyOf(e.name) } : {}),
+    name: e.is_folder ? `${plain(e.name)}/` : e.name,
+    id: e.id,
+    updated_at: e.updated_at,
+    created_at: e.created_at,
+    last_accessed_at: e.last_accessed_at,
+    metadata: e.metadata,
+  });
   return json({
     hasNext,
-    ...(hasNext && last ? { nextCursor: encodeCursor({ k: last.key, s: last.sort }) } : {}),
-    folders: page.filter((e) => e.is_folder).map((e) => ({ name: e.key, key: e.key })),
-    objects: page
-      .filter((e) => !e.is_folder)
-      .map((e) => ({
-        name: e.key,
-        key: e.key,
-        id: e.id,
-        updated_at: e.updated_at,
-        created_at: e.created_at,
-        last_accessed_at: e.last_accessed_at,
-        metadata: e.metadata,
-      })),
+    ...(hasNext && last
+      ? {
+          nextCursor: encodeCursor({
+            startAfter: last.name,
+            sortOrder: cursor?.sortOrder || sort?.order,
+            sortColumn,
+            sortColumnAfter: column !== 'name' && last.sort ? last.sort : undefined,
+          }),
+          nextCursorKey: plain(last.name),
+        }
+      : {}),
+    folders: page.filter((e) => e.is_folder).map(entry),
+    objects: page.filter((e) => !e.is_folder).map(entry),
   });
 }

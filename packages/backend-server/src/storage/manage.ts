@@ -20,6 +20,7 @@ import {
   sizeLimit,
 } from './objects';
 import { signDownload } from './tokens';
+import { hasTransform, parseTransform, signTransform } from './transform';
 
 /** DELETE /object/:bucket/:key → `{message}`; NoSuchKey when the caller sees nothing to delete. */
 export async function deleteObject(
@@ -91,16 +92,18 @@ export async function moveObject(s: StorageContext, r: StorageRequest): Promise<
   const caller = await callerOf(s, r);
   const m = moveBody(await readJson(r.req));
   if (m.target !== m.bucket) await bucketLimits(s.db, m.target);
-  const id = await asRequest(s.db, caller.ctx, async (tx) => {
-    const { rows } = await tx.query<{ id: string }>(
+  const moved = await asRequest(s.db, caller.ctx, async (tx) => {
+    const { rows } = await tx.query<{ id: string; version: string | null }>(
       `update storage.objects set bucket_id = $3, name = $4, updated_at = now()
-        where bucket_id = $1 and name = $2 returning id`,
+        where bucket_id = $1 and name = $2 returning id, version`,
       [m.bucket, m.source, m.target, m.destination],
     );
-    return rows[0]?.id;
+    return rows[0];
   });
-  if (!id) throw ERR.noSuchKey();
-  return json({ message: 'Successfully moved', Id: id, Key: m.destination });
+  if (!moved) throw ERR.noSuchKey();
+  // Rendered variants are keyed by version, which a move keeps: drop them all the same.
+  if (moved.version) await s.render?.cache.dropVersion(moved.version);
+  return json({ message: 'Successfully moved', Id: moved.id, Key: m.destination });
 }
 
 /** POST /object/copy — new bytes and row at the destination (RLS SELECT + INSERT). */
@@ -152,7 +155,22 @@ function expiresIn(body: Record<string, unknown>): number {
   return value;
 }
 
-/** POST /object/sign/:bucket/:key → `{signedURL}` relative to /storage/v1 (RLS SELECT). */
+/** The `transform` of a sign request body, validated as the render query is. */
+function transformOf(body: Record<string, unknown>) {
+  const t = body.transform;
+  if (t === undefined || t === null) return {};
+  if (typeof t !== 'object' || Array.isArray(t)) {
+    throw ERR.invalidRequest('body/transform must be object');
+  }
+  const options = t as Record<string, unknown>;
+  return parseTransform((name) => options[name], 'body/transform');
+}
+
+/**
+ * POST /object/sign/:bucket/:key `{expiresIn, transform?}` → `{signedURL}` relative to
+ * /storage/v1 (RLS SELECT). With a transform, a `/render/image/sign/…` URL whose token
+ * carries it.
+ */
 export async function signObject(
   s: StorageContext,
   r: StorageRequest,
@@ -162,14 +180,22 @@ export async function signObject(
   checkBucketName(bucket);
   checkKey(key);
   const caller = await callerOf(s, r);
-  const seconds = expiresIn(await readJson(r.req));
+  const body = await readJson(r.req);
+  const seconds = expiresIn(body);
+  const transform = transformOf(body);
   const row = await asRequest(s.db, caller.ctx, (tx) => findObject(tx, bucket, key), {
     readOnly: true,
   });
   if (!row) throw ERR.noSuchKey();
   const url = `${bucket}/${key}`;
-  const token = await signDownload(url, s.secret, seconds);
-  return json({ signedURL: `/object/sign/${url}?token=${token}` });
+  const render = s.render && hasTransform(transform);
+  const token = await signDownload(
+    url,
+    s.secret,
+    seconds,
+    render ? { transformations: signTransform(transform), format: transform.format } : null,
+  );
+  return json({ signedURL: `/${render ? 'render/image' : 'object'}/sign/${url}?token=${token}` });
 }
 
 /** POST /object/sign/:bucket `{expiresIn, paths}` → one entry per path, in order. */

@@ -34,15 +34,25 @@ describe('storage names and limits', () => {
     }
   });
 
-  it('parses size limits as numbers or "50MB"-style strings', () => {
+  it('parses size limits as numbers or "20MB"-style strings with decimal units, as hosted', () => {
     expect(parseSizeLimit(1000)).toBe(1000);
-    expect(parseSizeLimit('50MB')).toBe(50 * 1024 * 1024);
-    expect(parseSizeLimit('1.5 GB')).toBe(1.5 * 1024 ** 3);
-    expect(parseSizeLimit('100kb')).toBe(102400);
+    expect(parseSizeLimit('20mb')).toBe(20_000_000);
+    expect(parseSizeLimit('50MB')).toBe(50_000_000);
+    expect(parseSizeLimit('1.5GB')).toBe(1_500_000_000);
+    expect(parseSizeLimit('100kb')).toBe(100_000);
+    expect(parseSizeLimit('3B')).toBe(3);
+    // Three significant digits, as the hosted parser keeps.
+    expect(parseSizeLimit('1.2345MB')).toBe(1_230_000);
     expect(parseSizeLimit('12')).toBe(12);
     expect(parseSizeLimit(null)).toBeNull();
-    for (const bad of [-1, 1.5, '10 parsecs', 'MB', {}])
-      expect(() => parseSizeLimit(bad)).toThrow();
+    for (const bad of [-1, 1.5, '10 parsecs', 'MB', '1.5 GB', '2TB', '5MiB', {}]) {
+      expect(() => parseSizeLimit(bad)).toThrowError(
+        expect.objectContaining({
+          code: 'InvalidRequest',
+          message: 'Invalid file size format, hint: use 20GB / 20MB / 30KB / 3B',
+        }),
+      );
+    }
   });
 
   it('matches mime types with wildcards, ignoring parameters and case', () => {

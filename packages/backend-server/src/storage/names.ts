@@ -25,33 +25,28 @@ export function checkKey(key: string): string {
   return key;
 }
 
-const UNITS: Record<string, number> = {
-  '': 1,
-  b: 1,
-  k: 1024,
-  kb: 1024,
-  m: 1024 ** 2,
-  mb: 1024 ** 2,
-  g: 1024 ** 3,
-  gb: 1024 ** 3,
-  t: 1024 ** 4,
-  tb: 1024 ** 4,
-};
+const UNITS: Record<string, number> = { b: 1, kb: 1e3, mb: 1e6, gb: 1e9 };
 
 /**
- * A bucket `file_size_limit`: a non-negative integer of bytes, or a string such as `"50MB"`,
- * `"1.5 GB"`, `"100kb"` (1024-based units). `null`/absent means no bucket limit.
+ * A bucket `file_size_limit` as the hosted service reads it: a non-negative integer of
+ * bytes, or a string such as `"20MB"`, `"1.5gb"`, `"300KB"`, `"3B"` with decimal units
+ * (`"20MB"` is 20,000,000 bytes; the number is rounded to 3 significant digits). `null` or
+ * absent means no bucket limit.
  */
 export function parseSizeLimit(value: unknown): number | null {
   if (value === null || value === undefined) return null;
   if (typeof value === 'number') {
     if (Number.isSafeInteger(value) && value >= 0) return value;
   } else if (typeof value === 'string') {
-    const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(value);
+    // A string of digits is an integer to the hosted schema (its validator coerces it).
+    if (/^\d+$/.test(value) && Number.isSafeInteger(Number(value))) return Number(value);
+    const match = /^(\d+(?:\.\d+)?)(gb|mb|kb|b)$/i.exec(value);
     const unit = match ? UNITS[(match[2] ?? '').toLowerCase()] : undefined;
-    if (match && unit !== undefined) return Math.floor(Number(match[1]) * unit);
+    if (match && unit !== undefined) {
+      return Math.round(Number(Number.parseFloat(match[1] ?? '').toPrecision(3)) * unit);
+    }
   }
-  throw ERR.invalidRequest(`Invalid file_size_limit: ${String(value)}`);
+  throw ERR.invalidRequest('Invalid file size format, hint: use 20GB / 20MB / 30KB / 3B');
 }
 
 /** Validates `allowed_mime_types`: null, or a list of `type/subtype` or `type/*` strings. */

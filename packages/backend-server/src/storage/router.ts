@@ -20,6 +20,7 @@ import {
   signObject,
   signObjects,
 } from './manage';
+import { renderRoute } from './render';
 import { TUS_PATH, type TusService } from './tus';
 import { createSignedUpload, uploadObject, uploadToSignedUrl } from './upload';
 
@@ -92,6 +93,20 @@ function objectRoute(
   return null;
 }
 
+/** GET/HEAD /render/image/{authenticated|public|sign}/:bucket/:key, or null. */
+function renderImageRoute(
+  s: StorageContext,
+  r: StorageRequest,
+  m: string,
+  rest: string[],
+): Handler | null {
+  const [kind, access = '', bucket = ''] = rest;
+  const accesses = ['authenticated', 'public', 'sign'];
+  if (kind !== 'image' || !accesses.includes(access) || rest.length < 4) return null;
+  if (m !== 'GET' && m !== 'HEAD') return null;
+  return () => renderRoute(s, r, access, bucket, rest.slice(3).join('/'));
+}
+
 /** Reads (and drops) what is left of a request body, so the client sees our answer. */
 async function drainBody(req: Request): Promise<void> {
   if (!req.body || req.bodyUsed) return;
@@ -144,7 +159,9 @@ export function storageRoutes(s: StorageContext, tus: TusService): Hono<AppEnv> 
           ? bucketRoute(s, r, m, rest)
           : top === 'object'
             ? objectRoute(s, r, m, rest)
-            : null;
+            : top === 'render'
+              ? renderImageRoute(s, r, m, rest)
+              : null;
       if (!handler) throw ERR.notFoundRoute(m, path);
       return await handler();
     } catch (error) {

@@ -6,6 +6,10 @@ const encoder = new TextEncoder();
 /** Claims of a signed download URL token. */
 export interface DownloadClaims {
   url: string;
+  /** Seconds since the epoch. */
+  exp: number;
+  /** Signed image transformations (render URLs), e.g. `height:200,width:200`. */
+  transformations?: string;
 }
 
 /** Claims of a signed upload URL token. */
@@ -24,9 +28,26 @@ async function sign(payload: Record<string, unknown>, secret: string, expiresIn:
     .sign(encoder.encode(secret));
 }
 
-/** A signed download token `{url, iat, exp}` for `bucket/key`. */
-export const signDownload = (url: string, secret: string, expiresIn: number) =>
-  sign({ url }, secret, expiresIn);
+/**
+ * A signed download token `{url, scope: "download", iat, exp}` for `bucket/key`, with the
+ * `transformations` (and `format`) of a render URL when given.
+ */
+export const signDownload = (
+  url: string,
+  secret: string,
+  expiresIn: number,
+  render: { transformations: string; format?: string } | null = null,
+) =>
+  sign(
+    {
+      ...(render?.transformations ? { transformations: render.transformations } : {}),
+      ...(render?.format ? { format: render.format } : {}),
+      url,
+      scope: 'download',
+    },
+    secret,
+    expiresIn,
+  );
 
 /** A signed upload token `{owner, url, upsert, scope: "upload", iat, exp}`. */
 export const signUpload = (claims: UploadClaims, secret: string, expiresIn: number) =>
@@ -46,21 +67,32 @@ async function verify(token: string, secret: string): Promise<Record<string, unk
     const { payload } = await jwtVerify(token, encoder.encode(secret), { algorithms: ['HS256'] });
     return payload as Record<string, unknown>;
   } catch (error) {
-    if (error instanceof errors.JWTExpired) throw ERR.expiredToken();
-    throw ERR.invalidJwt(
-      error instanceof errors.JWSSignatureVerificationFailed
-        ? 'invalid signature'
-        : 'jwt malformed',
-    );
+    // The hosted service answers with the JWT library's own words (jose, as here), also
+    // for an expired token.
+    throw ERR.invalidJwt(error instanceof errors.JOSEError ? error.message : 'Invalid JWT');
   }
 }
 
-/** Verifies a download token for `url`; returns its `exp` (seconds). */
-export async function verifyDownload(token: string, secret: string, url: string): Promise<number> {
+/** Verifies a download token for `url`; returns its claims. */
+export async function verifyDownload(
+  token: string,
+  secret: string,
+  url: string,
+): Promise<DownloadClaims> {
   const claims = await verify(token, secret);
-  if (claims.scope !== undefined && claims.scope !== 'download') throw ERR.invalidSignature();
+  const download =
+    claims.scope === 'download' || (claims.scope === undefined && !('upsert' in claims));
+  if (!download) {
+    throw ERR.invalidSignature('Token is not scoped for download');
+  }
   if (claims.url !== url) throw ERR.invalidSignature();
-  return typeof claims.exp === 'number' ? claims.exp : 0;
+  return {
+    url,
+    exp: typeof claims.exp === 'number' ? claims.exp : 0,
+    ...(typeof claims.transformations === 'string'
+      ? { transformations: claims.transformations }
+      : {}),
+  };
 }
 
 /** Verifies an upload token for `url`; returns its owner and upsert flag. */
@@ -70,7 +102,9 @@ export async function verifyUpload(
   url: string,
 ): Promise<UploadClaims> {
   const claims = await verify(token, secret);
-  if (claims.scope !== 'upload' || claims.url !== url) throw ERR.invalidSignature();
+  const upload = claims.scope === 'upload' || (claims.scope === undefined && 'upsert' in claims);
+  if (!upload) throw ERR.invalidSignature('Token is not scoped for upload');
+  if (claims.url !== url) throw ERR.invalidSignature();
   return {
     url,
     owner: typeof claims.owner === 'string' ? claims.owner : null,

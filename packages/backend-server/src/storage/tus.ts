@@ -234,7 +234,7 @@ export function createTus(s: StorageContext, expiryMs: number): TusService {
       info.caller = serviceCaller(req, info.path, claims.owner);
       return { caller: info.caller, upsert: claims.upsert };
     }
-    info.caller = await authenticate(req, info.path, info.gateway, s.secret);
+    info.caller = await authenticate(req, info.path, info.gateway, s.keys);
     return { caller: info.caller, upsert: req.headers.get('x-upsert') === 'true' };
   };
 

@@ -44,7 +44,7 @@ describe(`auth over raw HTTP (${databaseKind()})`, () => {
     expect(settings).toMatchObject({
       disable_signup: false,
       mailer_autoconfirm: true,
-      phone_autoconfirm: false,
+      phone_autoconfirm: true,
       external: { email: true, phone: false, anonymous_users: true, github: false },
     });
     // Like the hosted gateway, health needs the key too.
@@ -313,7 +313,14 @@ describe(`auth over raw HTTP (${databaseKind()})`, () => {
       expect(body.code).toBe('bad_jwt');
       expect(String(body.message)).toMatch(/^invalid JWT: unable to parse or verify signature, /);
     }
-    const anon = await api(server, '/user');
+    // No Authorization with a legacy key: the hosted gateway passes no bearer token on.
+    const keyOnly = await api(server, '/user');
+    expect(keyOnly.status).toBe(401);
+    expect(await json(keyOnly)).toEqual({
+      code: 'no_authorization',
+      message: 'This endpoint requires a valid Bearer token',
+    });
+    const anon = await api(server, '/user', { token: server.anonKey });
     expect(anon.status).toBe(403);
     expect(await json(anon)).toEqual({
       code: 'bad_jwt',

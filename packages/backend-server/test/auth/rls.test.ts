@@ -109,7 +109,7 @@ describe(`auth.users in app migrations (${databaseKind()})`, () => {
     }
     const contexts = [];
     for (const session of sessions) {
-      const verified = await verifyJwt(session?.access_token ?? '', server.jwtSecret);
+      const verified = verifyJwt(session?.access_token ?? '', server.signingKeys);
       if (!verified.ok) throw new Error(verified.message);
       contexts.push({
         role: String(verified.claims.role),

@@ -108,3 +108,35 @@ export async function signUp(
     user: { id: string };
   };
 }
+
+/** A text message of the dev SMS outbox. */
+export interface OutboxSms {
+  to: string;
+  body: string;
+  channel: 'sms' | 'whatsapp';
+  type: 'confirmation' | 'phone_change' | 'reauthentication' | 'mfa';
+  otp: string;
+  provider: 'outbox' | 'twilio';
+  message_id: string | null;
+}
+
+/** The SMS outbox for one number, newest first. */
+export async function smsTo(server: RunningServer, to: string): Promise<OutboxSms[]> {
+  const res = await fetch(`${server.url}/_dev/sms?to=${encodeURIComponent(to)}`, {
+    headers: { apikey: server.serviceRoleKey },
+  });
+  if (res.status !== 200) throw new Error(`sms outbox answered ${res.status}`);
+  return (await res.json()) as OutboxSms[];
+}
+
+/** The newest SMS to a number (fails the test when there is none). */
+export async function lastSms(server: RunningServer, to: string): Promise<OutboxSms> {
+  const [sms] = await smsTo(server, to);
+  if (!sms) throw new Error(`no SMS to ${to}`);
+  return sms;
+}
+
+let phoneCounter = 0;
+/** A fresh E.164 number (digits only) for one test: +1 555 then 7 digits. */
+export const uniquePhone = () =>
+  `1555${String((process.pid * 1000 + Date.now() + phoneCounter++) % 10_000_000).padStart(7, '0')}`;

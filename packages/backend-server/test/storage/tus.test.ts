@@ -341,7 +341,7 @@ describe(`tus resumable uploads (${databaseKind()})`, () => {
       },
     });
     expect(wrongPath.status).toBe(400);
-    expect(await wrongPath.text()).toBe('The url do not match the signature\n');
+    expect(await wrongPath.text()).toBe('Invalid signature\n');
     const missing = await fetch(`${endpoint()}/sign`, {
       method: 'POST',
       headers: {

@@ -6,6 +6,7 @@ import type { AuthContext } from '../context';
 import { badRequest, internal, notFound, unprocessable } from '../errors';
 import { isUuid } from '../guard';
 import { checkStrength, hashPassword, validateEmail } from '../passwords';
+import { validatePhone } from '../phone';
 import {
   DUPLICATE_EMAIL,
   findUserByEmail,
@@ -113,6 +114,7 @@ async function createUser(c: Context<AppEnv>, ctx: AuthContext) {
   if (email && (await findUserByEmail(ctx.db, email))) {
     throw unprocessable('email_exists', DUPLICATE_EMAIL);
   }
+  const phone = body.phone ? validatePhone(body.phone) : null;
   if (body.password && body.password_hash) {
     throw badRequest('validation_failed', 'Only a password or a password hash should be provided');
   }
@@ -131,7 +133,7 @@ async function createUser(c: Context<AppEnv>, ctx: AuthContext) {
     const id = await insertUser(tx, {
       ...(body.id ? { id: body.id } : {}),
       email,
-      phone: body.phone ?? null,
+      phone,
       passwordHash,
       role: body.role || 'authenticated',
       userMetadata: body.user_metadata ?? body.data ?? {},
@@ -153,6 +155,7 @@ async function updateUser(c: Context<AppEnv>, ctx: AuthContext) {
     const taken = await findUserByEmail(ctx.db, email);
     if (taken && taken.id !== current.id) throw unprocessable('email_exists', DUPLICATE_EMAIL);
   }
+  const phone = body.phone ? validatePhone(body.phone) : null;
   if (body.password) checkStrength(body.password, ctx.config.auth.passwordMinLength);
   const bannedUntil = body.ban_duration ? banUntil(body.ban_duration) : undefined;
   const passwordHash = body.password
@@ -166,7 +169,7 @@ async function updateUser(c: Context<AppEnv>, ctx: AuthContext) {
     sets.push(sql.replace('?', `$${params.length}`));
   };
   if (email && email !== current.email) set('email = ?', email);
-  if (body.phone) set('phone = ?', body.phone);
+  if (phone) set('phone = ?', phone);
   if (passwordHash) set('encrypted_password = ?', passwordHash);
   if (body.role) set('role = ?', body.role);
   if (userMetadata)

@@ -3,11 +3,12 @@ import type { OutgoingMail } from '../../mail/index';
 import type { AppEnv } from '../../service';
 import { readBody } from '../body';
 import type { AuthContext } from '../context';
-import { badRequest, unprocessable } from '../errors';
+import { badRequest, SIGNUP_DISABLED, unprocessable } from '../errors';
 import { pkceParams, redirectTarget } from '../links';
 import { prepareConfirmation, prepareEmailChange, prepareRecovery, sendAll } from '../mailer';
 import { validateEmail } from '../passwords';
 import { findUserByEmail, insertUser } from '../users';
+import { phoneOtp, phoneResend } from './phone';
 import { clientIp, redirectParam } from './util';
 
 const PKCE = { code_challenge: 'string', code_challenge_method: 'string' } as const;
@@ -28,7 +29,10 @@ async function otp(c: Context<AppEnv>, ctx: AuthContext, legacy: boolean) {
       'Only an email address or phone number should be provided',
     );
   }
-  if (body.phone) throw badRequest('phone_provider_disabled', 'Unsupported phone provider');
+  if (body.email && body.channel) {
+    throw badRequest('validation_failed', 'Channel should only be specified with Phone OTP');
+  }
+  if (body.phone) return phoneOtp(c, ctx, { ...body, phone: body.phone });
   if (!body.email) {
     if (legacy) throw unprocessable('validation_failed', 'Password recovery requires an email');
     throw badRequest('validation_failed', 'One of email or phone must be set');
@@ -40,6 +44,8 @@ async function otp(c: Context<AppEnv>, ctx: AuthContext, legacy: boolean) {
   if (!user && body.create_user === false) {
     throw unprocessable('otp_disabled', 'Signups not allowed for otp');
   }
+  // A new or unconfirmed address goes through sign-up, as in GoTrue.
+  if (ctx.config.auth.disableSignup && !user?.email_confirmed_at) throw SIGNUP_DISABLED();
   ctx.limiter.hit('emailPerAddress', email);
   const redirectTo = redirectTarget(ctx, redirectParam(c));
   const autoconfirm = ctx.config.auth.autoconfirm;
@@ -92,7 +98,13 @@ export function mailFlowRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
     if (type === 'sms' || type === 'phone_change') {
       if (!body.phone)
         throw badRequest('validation_failed', 'Type provided requires a phone number');
-      throw badRequest('phone_provider_disabled', 'Phone logins are disabled');
+      if (body.email) {
+        throw badRequest(
+          'validation_failed',
+          'Only an email address or phone number should be provided.',
+        );
+      }
+      return phoneResend(c, ctx, type, body.phone);
     }
     if (!body.email)
       throw badRequest('validation_failed', 'Type provided requires an email address');

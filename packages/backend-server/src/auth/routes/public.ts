@@ -1,4 +1,4 @@
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import type { AppEnv } from '../../service';
 import type { AuthContext } from '../context';
 import { badRequest } from '../errors';
@@ -29,7 +29,47 @@ const PROVIDERS = [
   'zoom',
 ];
 
-/** GET /health, /settings, /.well-known/jwks.json; /authorize and /callback (no providers). */
+/** GoTrue's discovery document for an issuer (`<url>/auth/v1`). */
+function openIdConfiguration(issuer: string) {
+  const base = issuer.replace(/\/+$/, '');
+  return {
+    issuer,
+    authorization_endpoint: `${base}/oauth/authorize`,
+    token_endpoint: `${base}/oauth/token`,
+    jwks_uri: `${base}/.well-known/jwks.json`,
+    userinfo_endpoint: `${base}/oauth/userinfo`,
+    scopes_supported: ['openid', 'profile', 'email', 'phone', 'offline_access'],
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code', 'refresh_token'],
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: ['RS256', 'HS256', 'ES256'],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    claims_supported: [
+      'sub',
+      'aud',
+      'iss',
+      'exp',
+      'iat',
+      'auth_time',
+      'nonce',
+      'email',
+      'email_verified',
+      'phone_number',
+      'phone_number_verified',
+      'name',
+      'picture',
+      'preferred_username',
+      'updated_at',
+    ],
+    code_challenge_methods_supported: ['S256', 'plain'],
+  };
+}
+
+/**
+ * GET /health, /settings, the JWKS and discovery documents under /.well-known;
+ * /authorize and /callback (no providers).
+ */
 export function publicRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
   routes.get('/health', (c) =>
     c.json({
@@ -44,22 +84,29 @@ export function publicRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
         anonymous_users: ctx.anonymousUsers,
         ...Object.fromEntries(PROVIDERS.map((p) => [p, false])),
         email: true,
-        phone: false,
+        phone: ctx.config.auth.sms.enabled,
       },
-      disable_signup: false,
+      disable_signup: ctx.config.auth.disableSignup,
       mailer_autoconfirm: ctx.config.auth.autoconfirm,
-      phone_autoconfirm: false,
-      sms_provider: '',
+      phone_autoconfirm: ctx.config.auth.sms.autoconfirm,
+      sms_provider: ctx.config.auth.sms.provider === 'twilio' ? 'twilio' : '',
       saml_enabled: false,
       saml_private_key_next_configured: false,
       passkeys_enabled: false,
     }),
   );
-  // HS256 only: symmetric keys are never published, so the set is empty.
+  // The public keys of the asymmetric signing keys (shared secrets are never published).
   routes.get('/.well-known/jwks.json', (c) => {
     c.header('cache-control', 'public, max-age=600');
-    return c.json({ keys: [] });
+    return c.json(ctx.keys.jwks());
   });
+  // OIDC discovery / OAuth server metadata, as GoTrue serves both.
+  const discovery = (c: Context<AppEnv>) => {
+    c.header('cache-control', 'public, max-age=600');
+    return c.json(openIdConfiguration(ctx.issuer));
+  };
+  routes.get('/.well-known/openid-configuration', discovery);
+  routes.get('/.well-known/oauth-authorization-server', discovery);
   // No external OAuth provider is enabled on this server: the hosted answers for that case.
   routes.get('/authorize', () => {
     throw badRequest('validation_failed', 'Unsupported provider: provider is not enabled');

@@ -4,12 +4,13 @@ import type { OutgoingMail } from '../../mail/index';
 import type { AppEnv } from '../../service';
 import { readBody } from '../body';
 import type { AuthContext } from '../context';
-import { badRequest, unprocessable } from '../errors';
+import { badRequest, SIGNUP_DISABLED, unprocessable } from '../errors';
 import { pkceParams, redirectTarget } from '../links';
 import { prepareConfirmation, sendAll } from '../mailer';
 import { checkStrength, hashPassword, validateEmail } from '../passwords';
 import { startSession } from '../sessions';
 import { confirmEmail, findUserByEmail, findUserById, insertUser, userJson } from '../users';
+import { phoneSignup } from './phone';
 import { clientIp, redirectParam, userAgent } from './util';
 
 const SIGNUP = {
@@ -25,6 +26,7 @@ const SIGNUP = {
 /** POST /signup: email + password, or anonymous when neither email nor phone is given. */
 export function signupRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
   routes.post('/signup', async (c) => {
+    if (ctx.config.auth.disableSignup) throw SIGNUP_DISABLED();
     const body = await readBody(c, SIGNUP);
     const ip = clientIp(c);
     if (!body.email && !body.phone) {
@@ -44,8 +46,9 @@ export function signupRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
         'Only an email address or phone number should be provided on signup.',
       );
     }
+    if (body.phone) return phoneSignup(c, ctx, { ...body, phone: body.phone });
     if (!body.password) throw badRequest('validation_failed', 'Signup requires a valid password');
-    if (!body.email) throw badRequest('phone_provider_disabled', 'Phone signups are disabled');
+    if (!body.email) throw badRequest('validation_failed', 'Signup requires a valid password');
     const email = validateEmail(body.email);
     checkStrength(body.password, ctx.config.auth.passwordMinLength);
     const pkce = pkceParams(body);
@@ -59,7 +62,12 @@ export function signupRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
       // Do not reveal that the address is taken: a look-alike user that has no identities.
       const now = new Date().toISOString();
       return c.json({
-        ...userJson({ ...existing, raw_app_meta_data: {}, raw_user_meta_data: body.data ?? {} }),
+        ...userJson({
+          ...existing,
+          raw_app_meta_data: {},
+          raw_user_meta_data: body.data ?? {},
+          factors: [],
+        }),
         id: randomUUID(),
         identities: [],
         created_at: now,

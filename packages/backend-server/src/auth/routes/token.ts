@@ -1,4 +1,5 @@
 import type { Context, Hono } from 'hono';
+import { formatPhone } from '../../config-sms-mfa';
 import type { AppEnv } from '../../service';
 import { readBody } from '../body';
 import type { AuthContext } from '../context';
@@ -6,7 +7,7 @@ import { s256 } from '../crypto';
 import { badRequest, notFound, unprocessable } from '../errors';
 import { checkPassword } from '../passwords';
 import { type AuthMethod, refreshGrant, startSession } from '../sessions';
-import { findUserByEmail } from '../users';
+import { findUserByEmail, findUserByPhone } from '../users';
 import { clientIp, userAgent } from './util';
 
 const INVALID_LOGIN = 'Invalid login credentials';
@@ -21,15 +22,24 @@ async function passwordGrant(c: Context<AppEnv>, ctx: AuthContext) {
       'Only an email address or phone number should be provided on login.',
     );
   }
-  if (body.phone) throw unprocessable('phone_provider_disabled', 'Phone logins are disabled');
-  if (!body.email) throw badRequest('validation_failed', 'missing email or phone');
-  const user = await findUserByEmail(ctx.db, body.email.trim());
+  if (body.phone && !ctx.config.auth.sms.enabled) {
+    throw unprocessable('phone_provider_disabled', 'Phone logins are disabled');
+  }
+  if (!body.email && !body.phone) throw badRequest('validation_failed', 'missing email or phone');
+  const user = body.email
+    ? await findUserByEmail(ctx.db, body.email.trim())
+    : await findUserByPhone(ctx.db, formatPhone(body.phone ?? ''));
   // The hash check runs outside any transaction (~80 ms).
   if (!user || !(await checkPassword(body.password ?? '', user.encrypted_password))) {
     throw badRequest('invalid_credentials', INVALID_LOGIN);
   }
   if (user.banned) throw badRequest('user_banned', 'User is banned');
-  if (!user.email_confirmed_at) throw badRequest('email_not_confirmed', 'Email not confirmed');
+  if (body.email && !user.email_confirmed_at) {
+    throw badRequest('email_not_confirmed', 'Email not confirmed');
+  }
+  if (body.phone && !user.phone_confirmed_at) {
+    throw badRequest('phone_not_confirmed', 'Phone not confirmed');
+  }
   const session = await ctx.db.transaction((tx) =>
     startSession(tx, ctx, user.id, 'password', { userAgent: userAgent(c) }),
   );

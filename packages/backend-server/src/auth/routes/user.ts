@@ -14,8 +14,19 @@ import {
   prepareReauthentication,
   sendAll,
 } from '../mailer';
+import { requireAal2ForCredentials } from '../mfa/session';
 import { checkPassword, checkStrength, hashPassword, validateEmail } from '../passwords';
-import { DUPLICATE_EMAIL, findUserByEmail, findUserById, mergeMetadata, userJson } from '../users';
+import { checkChannel, sendPhoneCode, storePhoneCode, validatePhone } from '../phone';
+import {
+  DUPLICATE_EMAIL,
+  DUPLICATE_PHONE,
+  findUserByEmail,
+  findUserById,
+  findUserByPhone,
+  mergeMetadata,
+  userJson,
+} from '../users';
+import { applyPhoneChange } from './phone';
 import { redirectParam } from './util';
 import { applyEmailChange } from './verify';
 
@@ -25,6 +36,7 @@ const UPDATE = {
   data: 'object',
   app_metadata: 'object',
   phone: 'string',
+  channel: 'string',
   nonce: 'string',
   code_challenge: 'string',
   code_challenge_method: 'string',
@@ -39,7 +51,7 @@ const INVALID_NONCE = 'Nonce has expired or is invalid';
 async function checkReauthentication(
   tx: Transaction,
   ctx: AuthContext,
-  user: { id: string; email: string | null },
+  user: { id: string; email: string | null; phone: string | null },
   sessionId: string | null,
   nonce: string | undefined,
 ): Promise<void> {
@@ -58,7 +70,9 @@ async function checkReauthentication(
      where id = $1 and reauthentication_token = $2 and reauthentication_token <> ''
        and reauthentication_sent_at + make_interval(secs => $3) >= now()
      returning id`,
-    [user.id, tokenHash(user.email ?? '', nonce), ctx.otpExpiry],
+    user.email
+      ? [user.id, tokenHash(user.email, nonce), ctx.otpExpiry]
+      : [user.id, tokenHash(user.phone ?? '', nonce), ctx.config.auth.sms.otpExpiry],
   );
   if (rows.length === 0) throw new AuthError(422, 'reauthentication_not_valid', INVALID_NONCE);
   await clearOneTimeTokens(tx, user.id, ['reauthentication_token']);
@@ -77,13 +91,27 @@ export function userRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
     if (body.app_metadata) {
       throw forbidden('not_admin', 'Updating app_metadata requires admin privileges');
     }
-    if (user.is_anonymous && body.password && !body.email) {
+    if (user.is_anonymous && body.password && !body.email && !body.phone) {
       throw unprocessable(
         'validation_failed',
         'Updating password of an anonymous user without an email or phone is not allowed',
       );
     }
-    if (body.phone) throw badRequest('phone_provider_disabled', 'Phone logins are disabled');
+    let newPhone: string | null = null;
+    let channel: 'sms' | 'whatsapp' = 'sms';
+    if (body.phone) {
+      if (!ctx.config.auth.sms.enabled) {
+        throw badRequest('phone_provider_disabled', 'Phone logins are disabled');
+      }
+      const phone = validatePhone(body.phone);
+      channel = checkChannel(ctx, body.channel);
+      if (phone !== (user.phone ?? '')) newPhone = phone;
+    }
+    await requireAal2ForCredentials(ctx, user, sessionId, { ...body, phone: newPhone ?? '' });
+    if (newPhone) {
+      const taken = await findUserByPhone(ctx.db, newPhone);
+      if (taken && taken.id !== user.id) throw unprocessable('phone_exists', DUPLICATE_PHONE);
+    }
     let newEmail: string | null = null;
     if (body.email && body.email.trim().toLowerCase() !== (user.email ?? '').toLowerCase()) {
       newEmail = validateEmail(body.email);
@@ -106,7 +134,19 @@ export function userRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
     if (newEmail && !immediate) ctx.limiter.hit('emailPerAddress', newEmail);
     const redirectTo = redirectTarget(ctx, redirectParam(c));
     const mails: OutgoingMail[] = [];
+    const phoneCode =
+      newPhone && !ctx.config.auth.sms.autoconfirm
+        ? await sendPhoneCode(ctx, user.id, newPhone, 'phone_change', channel)
+        : null;
     const updated = await ctx.db.transaction(async (tx) => {
+      if (phoneCode) await storePhoneCode(tx, user.id, phoneCode);
+      if (newPhone && !phoneCode) {
+        await tx.query('update auth.users set phone_change = $2 where id = $1', [
+          user.id,
+          newPhone,
+        ]);
+        await applyPhoneChange(tx, user.id);
+      }
       if (passwordHash) await checkReauthentication(tx, ctx, user, sessionId, body.nonce);
       if (passwordHash) {
         await tx.query(
@@ -138,12 +178,21 @@ export function userRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
   routes.get('/reauthenticate', async (c) => {
     const { user } = await requireUser(c, ctx);
     const email = user.email;
-    if (!email) {
+    if (!email && !user.phone) {
       throw badRequest(
         'validation_failed',
         'Reauthentication requires the user to have an email or a phone number',
       );
     }
+    if (!email && user.phone) {
+      if (!user.phone_confirmed_at) {
+        throw unprocessable('phone_not_confirmed', 'Please verify your phone first.');
+      }
+      const code = await sendPhoneCode(ctx, user.id, user.phone, 'reauthentication', 'sms');
+      await ctx.db.transaction((tx) => storePhoneCode(tx, user.id, code));
+      return c.json({});
+    }
+    if (!email) return c.json({});
     if (!user.email_confirmed_at) {
       throw unprocessable('email_not_confirmed', 'Please verify your email first.');
     }

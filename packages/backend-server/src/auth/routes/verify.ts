@@ -9,10 +9,12 @@ import { PKCE_PREFIX, redirectTarget } from '../links';
 import { clearOneTimeTokens } from '../mailer';
 import { startSession } from '../sessions';
 import { confirmEmail, DUPLICATE_EMAIL, findUser, type UserRow } from '../users';
+import { verifyPhone } from './phone';
 import { clientIp, redirectParam, userAgent } from './util';
 
 const EMAIL_TYPES = ['signup', 'invite', 'magiclink', 'recovery', 'email_change', 'email'] as const;
 type VerifyType = (typeof EMAIL_TYPES)[number];
+const PHONE_TYPES = ['sms', 'phone_change'];
 
 const COLUMNS: Record<VerifyType, { tokens: string[]; sentAt: string[] }> = {
   signup: { tokens: ['confirmation_token'], sentAt: ['confirmation_sent_at'] },
@@ -148,8 +150,9 @@ async function verifyHash(
   });
 }
 
-function checkType(type: string | undefined): VerifyType {
+function checkType(type: string | undefined, phone = false): VerifyType {
   if (!type) throw badRequest('validation_failed', 'Verify requires a verification type');
+  if (phone && PHONE_TYPES.includes(type)) return type as VerifyType;
   if (!(EMAIL_TYPES as readonly string[]).includes(type)) {
     throw badRequest('validation_failed', 'Unsupported verification type');
   }
@@ -218,12 +221,24 @@ export function verifyRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
       email: 'string',
       phone: 'string',
     });
-    const type = checkType(body.type);
+    const type = checkType(body.type, !!body.phone);
     if (!body.token && !body.token_hash) {
       throw badRequest('validation_failed', 'Verify requires either a token or a token hash');
     }
-    if (body.phone) throw badRequest('validation_failed', 'Unsupported verification type');
+    if (body.phone && body.email) {
+      throw badRequest(
+        'validation_failed',
+        'Only an email address or phone number should be provided on verify',
+      );
+    }
     ctx.limiter.hit('otpPerIp', clientIp(c));
+    if (body.token_hash && (body.email || body.phone)) {
+      throw badRequest('validation_failed', 'Only the token_hash and type should be provided');
+    }
+    if (body.phone && body.token) return verifyPhone(c, ctx, type, body.phone, body.token);
+    if (PHONE_TYPES.includes(type)) {
+      throw badRequest('validation_failed', 'Unsupported verification type');
+    }
     let hash: string;
     if (body.token_hash) hash = body.token_hash.replace(/^pkce_/, '');
     else if (body.email) hash = tokenHash(body.email.trim(), body.token ?? '');

@@ -1,0 +1,152 @@
+/**
+ * `trash`: deletes Trash entries forever — the stored objects through the storage API, then
+ * the rows — which frees the quota. One place for the three ways things leave the Trash:
+ *
+ *   POST /functions/v1/trash {"action": "delete", "files": [id…], "folders": [id…]}
+ *   POST /functions/v1/trash {"action": "empty"}   every entry of the caller's Trash
+ *   POST /functions/v1/trash {"action": "purge"}   entries deleted more than 30 days ago
+ *   200 {"deleted": <entries>, "objects": <stored objects removed>}
+ *   400 {error: "invalid_request"} · 401 {error: "unauthorized"} · 502 {error: "unavailable"}
+ *
+ * It acts with the caller's own token, so row level security decides what it can see and
+ * delete: a signed-in user reaches only their own Trash; a scheduler calling with the service
+ * role key purges everyone's expired entries (see apps/web/README.md, "Trash").
+ *
+ * Objects go first, rows second: if anything fails half-way, the entries are still in the
+ * Trash and the next call finishes the job (removing an object that is gone already is fine).
+ *
+ * Written for the hosted runtime (`Deno.serve`, `Deno.env`, `fetch`); the local server runs it
+ * unchanged.
+ */
+
+declare const Deno: {
+  serve(handler: (req: Request) => Response | Promise<Response>): unknown;
+  env: { get(name: string): string | undefined };
+};
+
+const RETENTION = '30 days';
+const REMOVE_BATCH = 1000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const MAX_IDS = 50_000;
+
+const cors = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-headers': 'authorization, x-client-info, apikey, content-type',
+  'access-control-allow-methods': 'POST, OPTIONS',
+};
+
+function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { ...cors, 'content-type': 'application/json' },
+  });
+}
+
+class Upstream extends Error {
+  constructor(readonly status: number) {
+    super(`upstream answered ${status}`);
+  }
+}
+
+type Request_ =
+  | { action: 'delete'; files: string[]; folders: string[] }
+  | { action: 'empty' | 'purge' };
+
+const ids = (v: unknown): string[] | null =>
+  v === undefined
+    ? []
+    : Array.isArray(v) &&
+        v.length <= MAX_IDS &&
+        v.every((x) => typeof x === 'string' && UUID.test(x))
+      ? (v as string[])
+      : null;
+
+async function readRequest(req: Request): Promise<Request_ | null> {
+  let body: Record<string, unknown>;
+  try {
+    body = (await req.json()) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+  if (typeof body !== 'object' || body === null) return null;
+  if (body.action === 'empty' || body.action === 'purge') return { action: body.action };
+  if (body.action !== 'delete') return null;
+  const files = ids(body.files);
+  const folders = ids(body.folders);
+  return files && folders ? { action: 'delete', files, folders } : null;
+}
+
+Deno.serve(async (req) => {
+  if (req.method === 'OPTIONS') return new Response('ok', { headers: cors });
+  if (req.method !== 'POST') {
+    return json(405, { error: 'method_not_allowed', message: 'Use POST.' });
+  }
+  const authorization = req.headers.get('authorization');
+  if (!authorization?.startsWith('Bearer ')) {
+    return json(401, { error: 'unauthorized', message: 'Sign in to empty your Trash.' });
+  }
+  const url = Deno.env.get('SUPABASE_URL');
+  const apikey = req.headers.get('apikey') ?? Deno.env.get('SUPABASE_ANON_KEY');
+  if (!url || !apikey)
+    return json(500, { error: 'misconfigured', message: 'Trash is unavailable.' });
+  const request = await readRequest(req);
+  if (!request) {
+    return json(400, {
+      error: 'invalid_request',
+      message:
+        'Expected {"action": "delete", "files": [uuid…], "folders": [uuid…]}, "empty" or "purge".',
+    });
+  }
+  const headers = { apikey, authorization, 'content-type': 'application/json' };
+
+  const rpc = async <T>(name: string, args: unknown): Promise<T> => {
+    const res = await fetch(`${url}/rest/v1/rpc/${name}`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(args),
+    });
+    if (!res.ok) throw new Upstream(res.status);
+    return (await res.json()) as T;
+  };
+
+  try {
+    let files: string[];
+    let folders: string[];
+    if (request.action === 'delete') {
+      ({ files, folders } = request);
+    } else {
+      const roots = await rpc<Array<{ kind: string; id: string }>>('trash_roots', {
+        p_older_than: request.action === 'purge' ? RETENTION : '0 seconds',
+      });
+      files = roots.filter((r) => r.kind === 'file').map((r) => r.id);
+      folders = roots.filter((r) => r.kind === 'folder').map((r) => r.id);
+    }
+    if (files.length + folders.length === 0) return json(200, { deleted: 0, objects: 0 });
+
+    const objects = await rpc<Array<{ object_path: string }>>('trash_objects', {
+      p_files: files,
+      p_folders: folders,
+    });
+    const paths = objects.map((o) => o.object_path);
+    for (let i = 0; i < paths.length; i += REMOVE_BATCH) {
+      const res = await fetch(`${url}/storage/v1/object/files`, {
+        method: 'DELETE',
+        headers,
+        body: JSON.stringify({ prefixes: paths.slice(i, i + REMOVE_BATCH) }),
+      });
+      if (!res.ok) throw new Upstream(res.status);
+      await res.body?.cancel();
+    }
+    const deleted = await rpc<number>('delete_trashed', { p_files: files, p_folders: folders });
+    return json(200, { deleted, objects: paths.length });
+  } catch (error) {
+    if (error instanceof Upstream && (error.status === 401 || error.status === 403)) {
+      return json(401, { error: 'unauthorized', message: 'Sign in again to empty your Trash.' });
+    }
+    console.error('trash:', error instanceof Error ? error.message : error);
+    return json(502, {
+      error: 'unavailable',
+      message: 'The Trash could not be emptied. Try again.',
+    });
+  }
+});

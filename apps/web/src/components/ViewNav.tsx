@@ -1,0 +1,15 @@
+import { NavLink } from 'react-router';
+
+/** The views of Drive: the folders, what was used last, what is starred, and the Trash. */
+export function ViewNav() {
+  return (
+    <nav aria-label="Drive" className="views">
+      <NavLink to="/files" end={false}>
+        My files
+      </NavLink>
+      <NavLink to="/recent">Recent</NavLink>
+      <NavLink to="/starred">Starred</NavLink>
+      <NavLink to="/trash">Trash</NavLink>
+    </nav>
+  );
+}

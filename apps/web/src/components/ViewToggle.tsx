@@ -1,0 +1,16 @@
+import type { ViewMode } from '../lib/view-mode';
+
+/** Switches between the list and the grid of cards. */
+export function ViewToggle({ mode, onChange }: { mode: ViewMode; onChange(mode: ViewMode): void }) {
+  return (
+    <fieldset className="view-toggle">
+      <legend className="sr-only">View</legend>
+      <button type="button" aria-pressed={mode === 'list'} onClick={() => onChange('list')}>
+        List
+      </button>
+      <button type="button" aria-pressed={mode === 'grid'} onClick={() => onChange('grid')}>
+        Grid
+      </button>
+    </fieldset>
+  );
+}

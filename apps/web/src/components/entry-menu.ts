@@ -1,0 +1,63 @@
+/** The actions offered for an entry (row menu) or a selection (selection bar), by view. */
+import type { Entry } from '../lib/selection';
+
+export type Command =
+  | 'open'
+  | 'preview'
+  | 'download'
+  | 'share'
+  | 'rename'
+  | 'move'
+  | 'star'
+  | 'unstar'
+  | 'trash'
+  | 'restore'
+  | 'delete-forever';
+
+export const LABELS: Record<Command, string> = {
+  open: 'Open',
+  preview: 'Preview',
+  download: 'Download',
+  share: 'Share',
+  rename: 'Rename',
+  move: 'Move',
+  star: 'Add star',
+  unstar: 'Remove star',
+  trash: 'Move to Trash',
+  restore: 'Restore',
+  'delete-forever': 'Delete forever',
+};
+
+const ready = (e: Entry) => e.kind === 'folder' || e.row.status === 'ready';
+
+/** What one entry's menu offers. */
+export function entryCommands(entry: Entry, mode: 'drive' | 'trash'): Command[] {
+  if (mode === 'trash') return ['restore', 'delete-forever'];
+  const out: Command[] = [];
+  if (entry.kind === 'folder') out.push('open');
+  else if (ready(entry)) out.push('preview');
+  if (ready(entry)) out.push('download');
+  if (entry.kind === 'file' && ready(entry)) out.push('share');
+  out.push('rename', 'move', entry.row.starred_at ? 'unstar' : 'star', 'trash');
+  return out;
+}
+
+/**
+ * What a selection offers (`entries`: the selected ones when known; null when "everything"
+ * is selected and not loaded yet — the commands that work on any number of items).
+ */
+export function selectionCommands(entries: Entry[] | null, mode: 'drive' | 'trash'): Command[] {
+  if (mode === 'trash') return ['restore', 'delete-forever'];
+  const one = entries?.length === 1 ? entries[0] : undefined;
+  const out: Command[] = [];
+  if (one?.kind === 'file' && ready(one)) out.push('preview');
+  if (!entries || entries.some(ready)) out.push('download');
+  if (one?.kind === 'file' && ready(one)) out.push('share');
+  if (one) out.push('rename');
+  out.push('move');
+  out.push(
+    entries && entries.length > 0 && entries.every((e) => e.row.starred_at) ? 'unstar' : 'star',
+  );
+  out.push('trash');
+  return out;
+}

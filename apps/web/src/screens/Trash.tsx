@@ -1,0 +1,128 @@
+import { useBackendQuery, useQueryClient } from '@app/backend-react';
+import { useEffect, useMemo, useState } from 'react';
+import { Browser } from '../components/Browser';
+import { ConfirmDialog } from '../components/Dialog';
+import { ErrorText } from '../components/ErrorText';
+import type { Column } from '../components/FileList';
+import { ViewNav } from '../components/ViewNav';
+import { formatDate } from '../format';
+import { type FileRow, type FolderRow, keys, listAllFolders } from '../lib/api';
+import type { DriveClient } from '../lib/client-types';
+import type { Entry } from '../lib/selection';
+import { useDrive } from '../lib/use-drive';
+import { useEntryActions } from '../lib/use-entry-actions';
+import { deleteForever, listTrash } from '../lib/views-api';
+
+/** "My files › Photos › 2026": where an item was, from every folder of the user. */
+export function placeOf(parent: string | null, folders: FolderRow[]): string {
+  const byId = new Map(folders.map((f) => [f.id, f]));
+  const names: string[] = [];
+  let current = parent ? byId.get(parent) : undefined;
+  while (current && names.length < 50) {
+    names.unshift(current.name);
+    current = current.parent_id ? byId.get(current.parent_id) : undefined;
+  }
+  return ['My files', ...names].join(' › ');
+}
+
+/**
+ * The Trash: what was deleted, with where it was and when. Restore brings it back (a folder
+ * with its content); Delete forever and Empty Trash free the space. Entries older than 30
+ * days are deleted by the backend (the `trash` function; asked here too when the Trash opens).
+ */
+export default function TrashScreen() {
+  const client = useDrive();
+  const actions = useEntryActions();
+  const [confirm, setConfirm] = useState(false);
+  const trash = useBackendQuery<{ folders: FolderRow[]; files: FileRow[] }, DriveClient>(
+    keys.view('trash'),
+    (c) => listTrash(c),
+  );
+  const allFolders = useBackendQuery<FolderRow[], DriveClient>(
+    keys.allFolders,
+    (c) => listAllFolders(c) as never,
+  );
+  const folders = trash.data?.folders ?? [];
+  const files = trash.data?.files ?? [];
+  const all = allFolders.data ?? [];
+
+  // Entries past 30 days go now, whoever schedules the purge (see the README).
+  const queryClient = useQueryClient();
+  useEffect(() => {
+    void Promise.resolve(deleteForever(client, 'purge')).then((r) => {
+      if (!r.error && (r.data as { deleted?: number } | null)?.deleted) {
+        void queryClient.invalidateQueries({ queryKey: keys.views });
+      }
+    });
+  }, [client, queryClient]);
+
+  const place = useMemo<Column>(
+    () => ({
+      label: 'Original location',
+      value: (e: Entry) => placeOf(e.kind === 'file' ? e.row.folder_id : e.row.parent_id, all),
+    }),
+    [all],
+  );
+  const deleted = useMemo<Column>(
+    () => ({ label: 'Deleted', value: (e: Entry) => formatDate(e.row.trashed_at) }),
+    [],
+  );
+  const list = useMemo(() => ({ total: files.length, rowAt: (i: number) => files[i] }), [files]);
+  const total = folders.length + files.length;
+
+  return (
+    <main className="page files">
+      <ViewNav />
+      <h1>Trash</h1>
+      <div className="toolbar" role="toolbar" aria-label="Trash actions">
+        <p className="hint">
+          Items in the Trash still count against your storage. They are deleted forever after 30
+          days.
+        </p>
+        <button
+          type="button"
+          className="danger"
+          disabled={total === 0}
+          onClick={() => setConfirm(true)}
+        >
+          Empty Trash
+        </button>
+      </div>
+      <ErrorText error={trash.error ?? allFolders.error} />
+      <Browser
+        mode="trash"
+        folders={folders}
+        files={list}
+        label="Items in the Trash"
+        everything={async () => [
+          ...folders.map((row): Entry => ({ kind: 'folder', row })),
+          ...files.map((row): Entry => ({ kind: 'file', row })),
+        ]}
+        allFolders={all}
+        typeColumn={place}
+        dateColumn={deleted}
+        loading={trash.isPending && !trash.error}
+        resetKey="trash"
+        empty={
+          <div className="empty">
+            <p>The Trash is empty.</p>
+          </div>
+        }
+      />
+      {confirm ? (
+        <ConfirmDialog
+          title="Empty Trash"
+          message={`Delete all ${total} ${total === 1 ? 'item' : 'items'} in the Trash forever? This cannot be undone.`}
+          confirmLabel="Empty Trash"
+          pending={false}
+          error={null}
+          onConfirm={() => {
+            setConfirm(false);
+            void actions.deleteForever('empty');
+          }}
+          onClose={() => setConfirm(false)}
+        />
+      ) : null}
+    </main>
+  );
+}

@@ -1,0 +1,292 @@
+import { randomUUID } from 'node:crypto';
+import { isIP } from 'node:net';
+import type { Context, Hono } from 'hono';
+import { pgError } from '../../db/index';
+import type { AppEnv } from '../../service';
+import { readBody } from '../body';
+import type { AuthContext } from '../context';
+import { tokenHash } from '../crypto';
+import { AuthError, badRequest, forbidden, internal, unprocessable } from '../errors';
+import { type Caller, isUuid, requireUser } from '../guard';
+import {
+  deleteExpiredFactors,
+  deleteFactor,
+  insertFactor,
+  ownedFactor,
+  userFactors,
+} from '../mfa/factors';
+import { raiseToAal2, sessionAal } from '../mfa/session';
+import { newTotpKey, totpValid } from '../mfa/totp';
+import { checkChannel, deliverCode, tooSoon, validatePhone } from '../phone';
+import { clientIp } from './util';
+
+/** A user endpoint's caller with a session, not anonymous (the hosted `requireNotAnonymous`). */
+async function factorCaller(c: Context<AppEnv>, ctx: AuthContext) {
+  const caller = await requireUser(c, ctx);
+  if (caller.claims.is_anonymous === true) {
+    throw forbidden('no_authorization', 'Anonymous user not allowed to perform these actions');
+  }
+  if (!caller.sessionId) {
+    throw forbidden('session_not_found', 'A valid session is required to manage factors');
+  }
+  return caller as Caller & { sessionId: string };
+}
+
+/** The caller's IP as stored with a challenge (`inet`). */
+const challengeIp = (c: Context<AppEnv>) => {
+  const ip = clientIp(c);
+  return isIP(ip) ? ip : '127.0.0.1';
+};
+
+const nameConflict = (name: string) =>
+  unprocessable(
+    'mfa_factor_name_conflict',
+    `A factor with the friendly name ${JSON.stringify(name)} for this user already exists`,
+  );
+const TOO_MANY = 'Maximum number of verified factors reached, unenroll to continue';
+
+/** The hosted checks before a new factor: name free, under the limits, aal2 once one is verified. */
+async function checkNewFactor(
+  ctx: AuthContext,
+  caller: Caller & { sessionId: string },
+  name: string,
+) {
+  const { mfa } = ctx.config.auth;
+  await deleteExpiredFactors(ctx.db, mfa.factorExpiry);
+  const factors = await userFactors(ctx.db, caller.user.id);
+  if (factors.some((f) => (f.json.friendly_name ?? '') === name)) throw nameConflict(name);
+  const verified = factors.filter((f) => f.verified).length;
+  if (factors.length >= mfa.maxEnrolledFactors || verified >= mfa.maxVerifiedFactors) {
+    throw unprocessable('too_many_enrolled_mfa_factors', TOO_MANY);
+  }
+  if (verified > 0 && (await sessionAal(ctx.db, caller.sessionId)) !== 'aal2') {
+    throw forbidden('insufficient_aal', 'AAL2 required to enroll a new factor');
+  }
+  return factors;
+}
+
+/** Inserts a factor; a concurrent enrolment under the same name is the same conflict. */
+async function insertNew(ctx: AuthContext, factor: Parameters<typeof insertFactor>[1]) {
+  try {
+    await insertFactor(ctx.db, factor);
+  } catch (error) {
+    const pg = pgError(error);
+    if (pg?.code === '23505' && /friendly_name/.test(`${pg.message} ${pg.detail ?? ''}`)) {
+      throw nameConflict(factor.friendlyName);
+    }
+    if (pg?.code === '23505' && /phone/.test(`${pg.message} ${pg.detail ?? ''}`)) {
+      throw unprocessable('phone_exists', 'Phone number already registered by another user');
+    }
+    throw error;
+  }
+}
+
+async function enroll(c: Context<AppEnv>, ctx: AuthContext) {
+  const caller = await factorCaller(c, ctx);
+  const body = await readBody(c, {
+    factor_type: 'string',
+    friendly_name: 'string',
+    issuer: 'string',
+    phone: 'string',
+  });
+  const { mfa } = ctx.config.auth;
+  const name = body.friendly_name ?? '';
+  const id = randomUUID();
+  if (body.factor_type === 'totp') {
+    if (!mfa.totp.enroll) {
+      throw unprocessable('mfa_totp_enroll_not_enabled', 'MFA enroll is disabled for TOTP');
+    }
+    let issuer = body.issuer ?? '';
+    if (!issuer) issuer = new URL(ctx.config.auth.siteUrl ?? ctx.config.url).host;
+    await checkNewFactor(ctx, caller, name);
+    const account = caller.user.email || caller.user.phone || caller.user.id;
+    const key = await newTotpKey(issuer, account);
+    await insertNew(ctx, {
+      id,
+      userId: caller.user.id,
+      type: 'totp',
+      friendlyName: name,
+      secret: key.secret,
+    });
+    return c.json({
+      id,
+      type: 'totp',
+      friendly_name: name,
+      totp: { qr_code: key.qrCode, secret: key.secret, uri: key.uri },
+    });
+  }
+  if (body.factor_type === 'phone') {
+    if (!mfa.phone.enroll) {
+      throw unprocessable('mfa_phone_enroll_not_enabled', 'MFA enroll is disabled for Phone');
+    }
+    if (!body.phone) {
+      throw badRequest('validation_failed', 'Phone number required to enroll Phone factor');
+    }
+    const phone = validatePhone(body.phone);
+    const same = (await userFactors(ctx.db, caller.user.id)).filter(
+      (f) => f.type === 'phone' && f.phone === phone,
+    );
+    if (same.some((f) => f.verified)) {
+      throw unprocessable(
+        'mfa_verified_factor_exists',
+        'A verified phone factor already exists, unenroll the existing factor to continue',
+      );
+    }
+    for (const f of same) await deleteFactor(ctx.db, f);
+    await checkNewFactor(ctx, caller, name);
+    await insertNew(ctx, { id, userId: caller.user.id, type: 'phone', friendlyName: name, phone });
+    return c.json({ id, type: 'phone', friendly_name: name, phone: body.phone });
+  }
+  if (body.factor_type === 'webauthn') {
+    throw unprocessable('mfa_webauthn_enroll_not_enabled', 'MFA enroll is disabled for WebAuthn');
+  }
+  throw badRequest('validation_failed', 'factor_type needs to be totp, phone, or webauthn');
+}
+
+async function challenge(c: Context<AppEnv>, ctx: AuthContext) {
+  const caller = await factorCaller(c, ctx);
+  ctx.limiter.hit('mfaPerIp', `challenge:${clientIp(c)}`);
+  const factor = await ownedFactor(ctx.db, caller.user.id, c.req.param('id') ?? '');
+  const { mfa } = ctx.config.auth;
+  const id = randomUUID();
+  let otpHash: string | null = null;
+  if (factor.type === 'totp') {
+    if (!mfa.totp.verify) {
+      throw unprocessable('mfa_totp_verify_not_enabled', 'MFA verification is disabled for TOTP');
+    }
+  } else if (factor.type === 'phone') {
+    if (!mfa.phone.verify) {
+      throw unprocessable('mfa_phone_verify_not_enabled', 'MFA verification is disabled for Phone');
+    }
+    const body = await readBody(c, { channel: 'string' }, { allowEmpty: true });
+    const channel = checkChannel(ctx, body.channel);
+    const wait =
+      factor.sinceChallenge === null ? 0 : mfa.phone.maxFrequency - factor.sinceChallenge;
+    if (wait > 0) throw tooSoon(wait);
+    const phone = factor.phone ?? '';
+    const sent = await deliverCode(ctx, {
+      phone,
+      type: 'mfa',
+      channel,
+      template: mfa.phone.template,
+      digits: mfa.phone.otpLength,
+      failure: (reason) => internal(`error sending message: ${reason}`),
+    });
+    otpHash = tokenHash(phone, sent.otp);
+  } else {
+    throw unprocessable(
+      'mfa_webauthn_verify_not_enabled',
+      'MFA verification is disabled for WebAuthn',
+    );
+  }
+  const { rows } = await ctx.db.query<{ expires_at: number }>(
+    `with factor as (
+       update auth.mfa_factors set last_challenged_at = now() where id = $2
+     )
+     insert into auth.mfa_challenges (id, factor_id, created_at, ip_address, otp_code)
+     values ($1, $2, now(), $3::inet, $4)
+     returning extract(epoch from created_at + make_interval(secs => $5))::bigint as expires_at`,
+    [id, factor.id, challengeIp(c), otpHash, mfa.challengeExpiry],
+  );
+  return c.json({ id, type: factor.type, expires_at: Number(rows[0]?.expires_at) });
+}
+
+interface ChallengeRow {
+  verified: boolean;
+  same_ip: boolean;
+  expired: boolean;
+  otp_code: string | null;
+}
+
+async function verify(c: Context<AppEnv>, ctx: AuthContext) {
+  const caller = await factorCaller(c, ctx);
+  ctx.limiter.hit('mfaPerIp', `verify:${clientIp(c)}`);
+  const body = await readBody(c, { challenge_id: 'string', code: 'string' });
+  const { mfa } = ctx.config.auth;
+  return ctx.db
+    .transaction(async (tx) => {
+      const factor = await ownedFactor(tx, caller.user.id, c.req.param('id') ?? '');
+      const code = body.code ?? '';
+      if (code === '' && factor.type !== 'webauthn') {
+        throw badRequest('validation_failed', 'Code needs to be non-empty');
+      }
+      const enabled =
+        factor.type === 'totp' ? mfa.totp.verify : factor.type === 'phone' && mfa.phone.verify;
+      if (!enabled) {
+        const name =
+          factor.type === 'totp' ? 'TOTP' : factor.type === 'phone' ? 'Phone' : 'WebAuthn';
+        throw unprocessable(
+          `mfa_${factor.type}_verify_not_enabled`,
+          `MFA verification is disabled for ${name}`,
+        );
+      }
+      // As the hosted service: a missing id is the nil UUID (not found), a malformed one bad JSON.
+      const challengeId = body.challenge_id || '00000000-0000-0000-0000-000000000000';
+      if (!isUuid(challengeId)) {
+        throw badRequest('bad_json', 'Could not parse request body as JSON: invalid UUID length');
+      }
+      const { rows } = await tx.query<ChallengeRow>(
+        `select verified_at is not null as verified, ip_address = $3::inet as same_ip,
+              created_at + make_interval(secs => $4) < now() as expired, otp_code
+       from auth.mfa_challenges where id = $1 and factor_id = $2 for update`,
+        [challengeId, factor.id, challengeIp(c), mfa.challengeExpiry],
+      );
+      const found = rows[0];
+      if (!found) {
+        throw unprocessable(
+          'mfa_factor_not_found',
+          'MFA factor with the provided challenge ID not found',
+        );
+      }
+      if (found.verified || !found.same_ip) {
+        throw unprocessable(
+          'mfa_ip_address_mismatch',
+          'Challenge and verify IP addresses mismatch.',
+        );
+      }
+      if (found.expired) {
+        await tx.query('delete from auth.mfa_challenges where id = $1', [challengeId]);
+        return new AuthError(
+          422,
+          'mfa_challenge_expired',
+          `MFA challenge ${challengeId} has expired, verify against another challenge or create a new challenge.`,
+        );
+      }
+      const valid =
+        factor.type === 'totp'
+          ? totpValid(factor.secret ?? '', code)
+          : found.otp_code !== null && found.otp_code === tokenHash(factor.phone ?? '', code);
+      if (!valid) {
+        const what = factor.type === 'totp' ? 'TOTP' : 'MFA Phone';
+        throw unprocessable('mfa_verification_failed', `Invalid ${what} code entered`);
+      }
+      await tx.query('update auth.mfa_challenges set verified_at = now() where id = $1', [
+        challengeId,
+      ]);
+      return raiseToAal2(tx, ctx, caller.sessionId, factor);
+    })
+    .then((outcome) => {
+      // An expired challenge is deleted (committed) before the error is reported.
+      if (outcome instanceof AuthError) throw outcome;
+      return c.json(outcome);
+    });
+}
+
+/** POST /factors, POST /factors/:id/challenge, POST /factors/:id/verify, DELETE /factors/:id. */
+export function factorRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
+  routes.post('/factors', (c) => enroll(c, ctx));
+  routes.post('/factors/:id/challenge', (c) => challenge(c, ctx));
+  routes.post('/factors/:id/verify', (c) => verify(c, ctx));
+  routes.delete('/factors/:id', async (c) => {
+    const caller = await factorCaller(c, ctx);
+    const id = await ctx.db.transaction(async (tx) => {
+      const factor = await ownedFactor(tx, caller.user.id, c.req.param('id'));
+      if (factor.verified && (await sessionAal(tx, caller.sessionId)) !== 'aal2') {
+        throw unprocessable('insufficient_aal', 'AAL2 required to unenroll verified factor');
+      }
+      await deleteFactor(tx, factor);
+      return factor.id;
+    });
+    return c.json({ id });
+  });
+}

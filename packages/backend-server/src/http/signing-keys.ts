@@ -1,0 +1,297 @@
+import {
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  type JsonWebKey,
+  type KeyObject,
+  sign,
+} from 'node:crypto';
+
+/**
+ * Where a signing key is in its life, as the hosted dashboard shows it: `standby` (published
+ * in the JWKS, not used yet), `current` (signs new tokens), `previous` (no longer signs,
+ * still verifies), `revoked` (neither published nor trusted).
+ */
+export type SigningKeyStatus = 'current' | 'standby' | 'previous' | 'revoked';
+
+export type SigningAlgorithm = 'ES256' | 'RS256' | 'HS256';
+
+/**
+ * A signing key as a JWK, in the format of GoTrue's `GOTRUE_JWT_KEYS` and of
+ * `backend-server gen signing-key`: EC P-256 (ES256), RSA (RS256) or a shared secret
+ * (`kty: "oct"`, HS256). `status` is this server's addition; without it, a key whose
+ * `key_ops` contains `sign` is the current key and any other key is a previous one.
+ */
+export interface SigningKeyJwk {
+  kty: string;
+  kid: string;
+  alg?: string;
+  use?: string;
+  key_ops?: string[];
+  status?: SigningKeyStatus;
+  [member: string]: unknown;
+}
+
+/** What the server tells about one key (no private material). */
+export interface SigningKeyInfo {
+  /** `null` for the legacy JWT secret, which signs without a `kid`. */
+  kid: string | null;
+  alg: SigningAlgorithm;
+  status: SigningKeyStatus;
+  /** The public JWK as the JWKS publishes it (null for shared secrets). */
+  publicJwk: Record<string, unknown> | null;
+}
+
+/** A key ready for use. */
+export interface KeyEntry {
+  kid: string | null;
+  alg: SigningAlgorithm;
+  status: SigningKeyStatus;
+  /** Signs `header.payload` (absent when only the public part is known). */
+  signer: ((data: string) => Buffer) | null;
+  /** Public key (asymmetric) or secret bytes (HS256). */
+  verifyKey: KeyObject | Buffer;
+  publicJwk: Record<string, unknown> | null;
+}
+
+const PUBLIC_MEMBERS: Record<string, readonly string[]> = {
+  EC: ['crv', 'x', 'y'],
+  RSA: ['n', 'e'],
+};
+
+const base64url = (value: string | Buffer) => Buffer.from(value).toString('base64url');
+
+function hmacSigner(secret: Buffer) {
+  return (data: string) => createHmac('sha256', secret).update(data).digest();
+}
+
+function algorithmOf(jwk: SigningKeyJwk, where: string): SigningAlgorithm {
+  const expected =
+    jwk.kty === 'EC' ? 'ES256' : jwk.kty === 'RSA' ? 'RS256' : jwk.kty === 'oct' ? 'HS256' : null;
+  if (!expected) throw new Error(`${where}: unsupported key type ${String(jwk.kty)}`);
+  if (jwk.alg !== undefined && jwk.alg !== expected) {
+    throw new Error(`${where}: alg ${String(jwk.alg)} does not fit a ${jwk.kty} key`);
+  }
+  if (jwk.kty === 'EC' && jwk.crv !== 'P-256') {
+    throw new Error(`${where}: only the P-256 curve (ES256) is supported`);
+  }
+  return expected;
+}
+
+const STATUSES: readonly SigningKeyStatus[] = ['current', 'standby', 'previous', 'revoked'];
+
+/** Turns one configured JWK into a key entry; throws a message naming the key when unusable. */
+export function importSigningKey(jwk: SigningKeyJwk, where = 'signing key'): KeyEntry {
+  if (!jwk || typeof jwk !== 'object') throw new Error(`${where}: not a JWK object`);
+  if (typeof jwk.kid !== 'string' || jwk.kid === '') throw new Error(`${where}: kid is required`);
+  const label = `${where} ${jwk.kid}`;
+  const alg = algorithmOf(jwk, label);
+  const ops = Array.isArray(jwk.key_ops) ? jwk.key_ops : [];
+  if (jwk.status !== undefined && !STATUSES.includes(jwk.status)) {
+    throw new Error(`${label}: status must be one of ${STATUSES.join(', ')}`);
+  }
+  const status: SigningKeyStatus = jwk.status ?? (ops.includes('sign') ? 'current' : 'previous');
+  if (alg === 'HS256') {
+    if (typeof jwk.k !== 'string' || jwk.k === '') throw new Error(`${label}: k is required`);
+    const secret = Buffer.from(jwk.k, 'base64url');
+    return {
+      kid: jwk.kid,
+      alg,
+      status,
+      signer: hmacSigner(secret),
+      verifyKey: secret,
+      publicJwk: null,
+    };
+  }
+  const members = PUBLIC_MEMBERS[jwk.kty] ?? [];
+  const material: Record<string, unknown> = { kty: jwk.kty };
+  for (const m of [...members, 'd', 'p', 'q', 'dp', 'dq', 'qi']) {
+    if (jwk[m] !== undefined) material[m] = jwk[m];
+  }
+  let privateKey: KeyObject | null = null;
+  let publicKey: KeyObject;
+  try {
+    if (typeof material.d === 'string') {
+      privateKey = createPrivateKey({ key: material as JsonWebKey, format: 'jwk' });
+      publicKey = createPublicKey(privateKey);
+    } else {
+      publicKey = createPublicKey({ key: material as JsonWebKey, format: 'jwk' });
+    }
+  } catch (error) {
+    throw new Error(`${label}: not a valid ${jwk.kty} key (${(error as Error).message})`);
+  }
+  if (alg === 'RS256' && (publicKey.asymmetricKeyDetails?.modulusLength ?? 0) < 2048) {
+    throw new Error(`${label}: RSA keys must have at least 2048 bits`);
+  }
+  const exported = publicKey.export({ format: 'jwk' }) as Record<string, unknown>;
+  const publicJwk: Record<string, unknown> = { kty: jwk.kty };
+  for (const m of members) publicJwk[m] = exported[m];
+  Object.assign(publicJwk, { kid: jwk.kid, alg, use: 'sig', key_ops: ['verify'] });
+  const key = privateKey;
+  const signer = key
+    ? alg === 'ES256'
+      ? (data: string) => sign('sha256', Buffer.from(data), { key, dsaEncoding: 'ieee-p1363' })
+      : (data: string) => sign('sha256', Buffer.from(data), key)
+    : null;
+  return { kid: jwk.kid, alg, status, signer, verifyKey: publicKey, publicJwk };
+}
+
+/**
+ * The project's JWT signing keys: the legacy JWT secret (HS256, tokens without `kid`) and
+ * the configured JWKs, each with its status. Exactly one key is current; when no JWK is,
+ * the legacy secret is. Every service verifies with the same instance, so a rotation or a
+ * revocation takes effect everywhere at once.
+ */
+export class SigningKeys {
+  #entries = new Map<string, KeyEntry>();
+  readonly #legacy: KeyEntry;
+  /** Tokens already verified (see `verifyJwt`); emptied whenever a key changes status. */
+  readonly verified = new Map<string, { claims: Record<string, unknown>; until: number }>();
+
+  constructor(jwtSecret: string, jwks: readonly SigningKeyJwk[] = []) {
+    const secret = Buffer.from(jwtSecret);
+    this.#legacy = {
+      kid: null,
+      alg: 'HS256',
+      status: 'previous',
+      signer: hmacSigner(secret),
+      verifyKey: secret,
+      publicJwk: null,
+    };
+    jwks.forEach((jwk, i) => {
+      const entry = importSigningKey(jwk, `signingKeys[${i}]`);
+      if (this.#entries.has(entry.kid as string)) {
+        throw new Error(`signingKeys[${i}]: duplicate kid ${entry.kid}`);
+      }
+      this.#entries.set(entry.kid as string, entry);
+    });
+    const current = [...this.#entries.values()].filter((e) => e.status === 'current');
+    if (current.length > 1) {
+      throw new Error('signingKeys: more than one current key (only one key may sign)');
+    }
+    if (current[0] && !current[0].signer) {
+      throw new Error(`signingKeys: the current key ${current[0].kid} has no private part`);
+    }
+    if (current.length === 0) this.#legacy.status = 'current';
+  }
+
+  /** The key that signs new tokens. */
+  current(): KeyEntry {
+    for (const entry of this.#entries.values()) if (entry.status === 'current') return entry;
+    return this.#legacy;
+  }
+
+  /** The key a token names by `kid` (any status), or the legacy secret for `null`. */
+  find(kid: string | null): KeyEntry | undefined {
+    return kid === null ? this.#legacy : this.#entries.get(kid);
+  }
+
+  /** Signs claims with the current key: `{alg, kid, typ}` header, compact JWS. */
+  sign(claims: Record<string, unknown>): string {
+    const key = this.current();
+    const header = key.kid
+      ? { alg: key.alg, kid: key.kid, typ: 'JWT' }
+      : { alg: key.alg, typ: 'JWT' };
+    const input = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(claims))}`;
+    return `${input}.${(key.signer as (data: string) => Buffer)(input).toString('base64url')}`;
+  }
+
+  /** The JWKS: public keys of every asymmetric key that is not revoked, current first. */
+  jwks(): { keys: Record<string, unknown>[] } {
+    const order: SigningKeyStatus[] = ['current', 'previous', 'standby'];
+    const keys = [...this.#entries.values()]
+      .filter((e) => e.publicJwk && e.status !== 'revoked')
+      .sort((a, b) => order.indexOf(a.status) - order.indexOf(b.status))
+      .map((e) => e.publicJwk as Record<string, unknown>);
+    return { keys };
+  }
+
+  /** Every key with its status, the legacy secret first. */
+  list(): SigningKeyInfo[] {
+    return [this.#legacy, ...this.#entries.values()].map(({ kid, alg, status, publicJwk }) => ({
+      kid,
+      alg,
+      status,
+      publicJwk,
+    }));
+  }
+
+  /**
+   * Adds a key (private JWK, as `gen signing-key` prints it), in standby unless told
+   * otherwise ('previous' to trust a key that never signs here).
+   *
+   * @example
+   * server.signingKeys.add(await generateSigningKey('ES256'));
+   * server.signingKeys.rotate();
+   */
+  add(jwk: SigningKeyJwk, status: 'standby' | 'previous' = 'standby'): SigningKeyInfo {
+    const entry = importSigningKey({ ...jwk, status }, 'signing key');
+    if (this.#entries.has(entry.kid as string)) throw new Error(`duplicate kid ${entry.kid}`);
+    this.#entries.set(entry.kid as string, entry);
+    this.#changed();
+    return this.#info(entry);
+  }
+
+  /**
+   * Rotation as the dashboard does it: the standby key (the one named, or the only one)
+   * becomes current and the current key becomes previous (its tokens stay valid).
+   * `null` rotates back to the legacy secret when it is in standby.
+   */
+  rotate(kid?: string | null): SigningKeyInfo {
+    const standby =
+      kid === undefined
+        ? [this.#legacy, ...this.#entries.values()].filter((e) => e.status === 'standby')
+        : [this.#need(kid)];
+    const next = standby[0];
+    if (!next || standby.length > 1) {
+      throw new Error(
+        standby.length > 1 ? 'several standby keys: name the kid to rotate to' : 'no standby key',
+      );
+    }
+    if (next.status !== 'standby')
+      throw new Error(`key ${next.kid} is ${next.status}, not standby`);
+    if (!next.signer) throw new Error(`key ${next.kid} has no private part: it cannot sign`);
+    this.current().status = 'previous';
+    next.status = 'current';
+    this.#changed();
+    return this.#info(next);
+  }
+
+  /**
+   * Moves a key that is not current: `revoked` (tokens it signed are refused at once),
+   * `standby` (from previous or revoked, to rotate back to it) or `previous`.
+   */
+  setStatus(kid: string | null, status: 'standby' | 'previous' | 'revoked'): SigningKeyInfo {
+    const entry = this.#need(kid);
+    if (entry.status === 'current') {
+      throw new Error('the current key cannot change status: rotate to another key first');
+    }
+    entry.status = status;
+    this.#changed();
+    return this.#info(entry);
+  }
+
+  /** Forgets a revoked or standby key for good. */
+  remove(kid: string): void {
+    const entry = this.#need(kid);
+    if (entry.status !== 'revoked' && entry.status !== 'standby') {
+      throw new Error(`key ${kid} is ${entry.status}: revoke it before removing it`);
+    }
+    this.#entries.delete(kid);
+    this.#changed();
+  }
+
+  #changed(): void {
+    this.verified.clear();
+  }
+
+  #need(kid: string | null): KeyEntry {
+    const entry = this.find(kid);
+    if (!entry) throw new Error(`no signing key with kid ${kid}`);
+    return entry;
+  }
+
+  #info({ kid, alg, status, publicJwk }: KeyEntry): SigningKeyInfo {
+    return { kid, alg, status, publicJwk };
+  }
+}
