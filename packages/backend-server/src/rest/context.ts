@@ -43,6 +43,8 @@ export interface RestRequest {
   rangeHeader: string | null;
   contentType: string | null;
   bodyText: string;
+  /** The raw body of an `application/octet-stream` request. */
+  bodyBytes: Uint8Array | null;
 }
 
 /** A row of the wrapped statement. */

@@ -59,6 +59,14 @@ function chooseSchema(rt: Runtime, method: string, headers: Headers) {
   return { schema: header, profileHeader: true };
 }
 
+/** The body as text, and as bytes when it is binary (a bytea rpc parameter). */
+async function readBody(raw: Request, hasBody: boolean) {
+  if (!hasBody) return { bodyText: '', bodyBytes: null };
+  const type = raw.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/octet-stream') return { bodyText: await raw.text(), bodyBytes: null };
+  return { bodyText: '', bodyBytes: new Uint8Array(await raw.arrayBuffer()) };
+}
+
 /** `Prefer: tx=` counts only where db-tx-end allows overriding (else it is ignored). */
 function txAllowed(prefs: Preferences, settings: RestSettings): Preferences {
   if (!settings.txEnd.endsWith('-allow-override')) prefs.tx = null;
@@ -97,7 +105,7 @@ async function handle(
     headers,
     rangeHeader: raw.headers.get('range'),
     contentType: raw.headers.get('content-type'),
-    bodyText: hasBody ? await raw.text() : '',
+    ...(await readBody(raw, hasBody)),
   };
   if (root) {
     if (method === 'OPTIONS')

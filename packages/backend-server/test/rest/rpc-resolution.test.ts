@@ -27,6 +27,8 @@ create function public.opt(text default 'x') returns text language sql as $$ sel
 create function public.only_int(int) returns int language sql as 'select 1';
 create function public.only_text(text) returns text language sql as $$ select $1 $$;
 create function public.whole(jsonb) returns jsonb language sql as $$ select $1 $$;
+create function public.byte_sum(bytea) returns int language sql
+  as $$ select sum(get_byte($1, i))::int from generate_series(0, length($1) - 1) as i $$;
 
 create function public.greet(name text, greeting text default 'Hi') returns text
   language sql stable as $$ select greeting || ' ' || name $$;
@@ -85,6 +87,36 @@ describe(`rpc overload resolution (${databaseKind()})`, () => {
       body: '{"":"x"}',
     });
     expect(await post('whole', { a: [1, 2] })).toMatchObject({ status: 200, body: { a: [1, 2] } });
+  });
+
+  it('passes raw text and binary bodies to a single unnamed text or bytea parameter', async () => {
+    const raw = async (fn: string, type: string, body: BodyInit) => {
+      const res = await fetch(`${server.url}/rest/v1/rpc/${fn}`, {
+        method: 'POST',
+        headers: { apikey: server.anonKey, 'content-type': type },
+        body,
+      });
+      return { status: res.status, body: (await res.json()) as unknown };
+    };
+    expect(await raw('only_text', 'text/plain', 'plain words')).toEqual({
+      status: 200,
+      body: 'plain words',
+    });
+    const bytes = new Uint8Array([0, 1, 2, 250, 255]);
+    expect(await raw('byte_sum', 'application/octet-stream', bytes)).toEqual({
+      status: 200,
+      body: 508,
+    });
+    expect(await raw('only_int', 'text/plain', '1')).toEqual({
+      status: 404,
+      body: {
+        code: 'PGRST202',
+        message: 'Could not find the function public.only_int in the schema cache',
+        details:
+          'Searched for the function public.only_int with a single unnamed text parameter, but no matches were found in the schema cache.',
+        hint: null,
+      },
+    });
   });
 
   it('reports ambiguous overloads with their signatures, fewest parameters first', async () => {

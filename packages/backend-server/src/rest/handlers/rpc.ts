@@ -56,6 +56,10 @@ function callArgs(req: RestRequest, body: RpcBody, rawArgs: [string, string][]):
     for (const [k, v] of new URLSearchParams(req.bodyText)) values.set(k, v);
     return { kind: 'direct', values };
   }
+  if (body === 'binary') {
+    // Bytes as bytea's hex input form, so they reach the function unchanged.
+    return { kind: 'raw', text: `\\x${Buffer.from(req.bodyBytes ?? []).toString('hex')}` };
+  }
   if (body !== 'json') return { kind: 'raw', text: req.bodyText };
   if (!req.bodyText.trim()) return { kind: 'json', text: null, keys: [] };
   const parsed = parsePayload('application/json', req.bodyText);
