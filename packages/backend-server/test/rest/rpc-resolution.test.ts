@@ -90,7 +90,7 @@ describe(`rpc overload resolution (${databaseKind()})`, () => {
   });
 
   it('passes raw text and binary bodies to a single unnamed text or bytea parameter', async () => {
-    const raw = async (fn: string, type: string, body: BodyInit) => {
+    const raw = async (fn: string, type: string, body: string | Uint8Array) => {
       const res = await fetch(`${server.url}/rest/v1/rpc/${fn}`, {
         method: 'POST',
         headers: { apikey: server.anonKey, 'content-type': type },
