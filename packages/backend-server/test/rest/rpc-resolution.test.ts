@@ -173,6 +173,11 @@ describe(`rpc overload resolution (${databaseKind()})`, () => {
     });
     // A function of a row is a computed field, not an rpc.
     expect((await post('note_text', {})).status).toBe(404);
+    // The OpenAPI document lists callable functions only.
+    const paths = Object.keys(((await call('/')).body as { paths: object }).paths);
+    expect(paths).toContain('/rpc/only_text');
+    expect(paths).not.toContain('/rpc/only_int');
+    expect(paths).not.toContain('/rpc/note_text');
   });
 
   it('reads GET arguments as the parameters without an operator; the rest filter', async () => {
