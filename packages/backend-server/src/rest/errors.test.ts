@@ -96,6 +96,13 @@ describe('Prefer and Accept', () => {
     expect(negotiate('image/png, */*', false)).toEqual({ kind: 'json', stripNulls: false });
     expect(() => negotiate('image/png', false)).toThrow(RestError);
     // Plans only where the plan is enabled (db-plan-enabled), as on the hosted backend.
-    expect(() => negotiate('application/vnd.pgrst.plan+json', false, false)).toThrow(RestError);
+    expect(() =>
+      negotiate('application/vnd.pgrst.plan+json; for="application/json"; options=analyze;', false),
+    ).toThrow(
+      'None of these media types are available: application/vnd.pgrst.plan+json; for="application/json"; options=analyze',
+    );
+    expect(() => negotiate('image/png;q=0.5, text/xml', false)).toThrow(
+      'None of these media types are available: image/png, text/xml',
+    );
   });
 });

@@ -70,7 +70,7 @@ export function negotiate(accept: string | null, root: boolean, planEnabled = fa
         const options = (r.params.get('options') ?? '')
           .split('|')
           .map((o) => o.trim())
-          .filter((o) => ['analyze', 'verbose', 'settings', 'buffers', 'wal'].includes(o));
+          .filter((o) => PLAN_OPTIONS.includes(o));
         return { kind: 'plan', format, for: r.params.get('for') ?? 'application/json', options };
       }
     }
@@ -78,8 +78,36 @@ export function negotiate(accept: string | null, root: boolean, planEnabled = fa
   throw new RestError(
     406,
     'PGRST107',
-    `None of these media types are available: ${accept}`,
+    `None of these media types are available: ${parseAccept(accept).map(mime).join(', ')}`,
     null,
     null,
   );
+}
+
+const PLAN_OPTIONS = ['analyze', 'verbose', 'settings', 'buffers', 'wal'];
+
+/** A media type written back the way PostgREST writes it in its errors. */
+function mime(r: Range): string {
+  const stripped = r.params.get('nulls') === 'stripped' ? ';nulls=stripped' : '';
+  switch (r.type) {
+    case 'application/vnd.pgrst.object':
+    case 'application/vnd.pgrst.object+json':
+      return `application/vnd.pgrst.object+json${stripped}`;
+    case 'application/vnd.pgrst.array':
+    case 'application/vnd.pgrst.array+json':
+      return stripped ? `application/vnd.pgrst.array+json${stripped}` : 'application/json';
+    case 'application/vnd.pgrst.plan':
+    case 'application/vnd.pgrst.plan+json':
+    case 'application/vnd.pgrst.plan+text': {
+      const format = r.type.endsWith('+text') ? 'text' : 'json';
+      const options = (r.params.get('options') ?? '')
+        .split('|')
+        .map((o) => o.trim())
+        .filter((o) => PLAN_OPTIONS.includes(o));
+      const of = r.params.get('for') ?? 'application/json';
+      return `application/vnd.pgrst.plan+${format}; for="${of}"${options.length ? `; options=${options.join('|')}` : ''}`;
+    }
+    default:
+      return r.type;
+  }
 }
