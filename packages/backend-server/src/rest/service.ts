@@ -198,22 +198,27 @@ export const restService: ServiceModule = {
     const base = settingsOf(ctx.config.rest);
     let settings = base;
     let loading: Promise<SchemaCache> | null = null;
+    // Loads may overlap (a NOTIFY during a load starts another); the newest one started wins,
+    // whichever finishes last, so a slow load that began before a change cannot undo it.
+    let started = 0;
+    let applied = 0;
     // The schema cache and the in-database settings, read together.
-    const load = async () => {
+    const load = async (): Promise<SchemaCache> => {
+      const generation = ++started;
       const [loaded, current] = await Promise.all([
         loadSchemaCache(ctx.db, schemas),
         loadSettings(ctx.db, base),
       ]);
-      settings = current;
-      return loaded;
+      if (generation > applied) {
+        applied = generation;
+        cache = loaded;
+        settings = current;
+      }
+      return cache ?? loaded;
     };
     const ready = (): Promise<SchemaCache> => {
       if (cache) return Promise.resolve(cache);
       loading ??= load()
-        .then((loaded) => {
-          cache ??= loaded;
-          return cache;
-        })
         .catch((error: unknown) => {
           ctx.log(`rest: schema cache load failed: ${String(error)}`);
           throw new RestError(
@@ -230,7 +235,7 @@ export const restService: ServiceModule = {
     ready().catch(() => {});
     const reload = async () => {
       try {
-        cache = await load();
+        await load();
         ctx.log('rest: schema cache reloaded');
       } catch (error) {
         ctx.log(`rest: schema cache reload failed: ${String(error)}`);
