@@ -58,6 +58,35 @@ export class EmulatorCodes {
 
 const secret = () => randomBytes(32).toString('base64url');
 
+/** GoTrue's provider names: one of these that is not configured is "not enabled". */
+const GOTRUE_PROVIDERS = new Set([
+  'apple',
+  'azure',
+  'bitbucket',
+  'discord',
+  'facebook',
+  'figma',
+  'fly',
+  'github',
+  'gitlab',
+  'google',
+  'kakao',
+  'keycloak',
+  'linkedin',
+  'linkedin_oidc',
+  'notion',
+  'snapchat',
+  'spotify',
+  'slack',
+  'slack_oidc',
+  'twitch',
+  'twitter',
+  'x',
+  'vercel_marketplace',
+  'workos',
+  'zoom',
+]);
+
 const definitionOf = (cfg: ResolvedProvider): NamedDefinition =>
   cfg.kind === 'oidc' ? customOidc : NAMED[cfg.kind];
 
@@ -70,11 +99,9 @@ export function loadProvider(ctx: AuthContext, rawName: string, scopes = ''): Pr
   const external = ctx.config.auth.external;
   const cfg = external.providers.get(name);
   if (!cfg) {
-    throw new Error(
-      name.startsWith('custom:')
-        ? `custom provider ${name} not found`
-        : `Provider ${name} could not be found`,
-    );
+    if (name.startsWith('custom:')) throw new Error(`custom provider ${name} not found`);
+    if (GOTRUE_PROVIDERS.has(name)) throw new Error('provider is not enabled');
+    throw new Error(`Provider ${name} could not be found`);
   }
   if (!cfg.enabled) {
     throw new Error(
