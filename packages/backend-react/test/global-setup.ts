@@ -4,7 +4,7 @@
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '@app/backend-server';
+import { generateSigningKey, startServer } from '@app/backend-server';
 import type { TestProject } from 'vitest/node';
 
 declare module 'vitest' {
@@ -17,6 +17,8 @@ export default async function setup(project: TestProject) {
   const server = await startServer({
     port: 0,
     migrationsDir: join(dirname(fileURLToPath(import.meta.url)), 'migrations'),
+    // User tokens signed ES256 with a kid, as on a hosted project with signing keys.
+    signingKeys: [generateSigningKey('ES256')],
     auth: { rateLimits: false },
     log: false,
   });

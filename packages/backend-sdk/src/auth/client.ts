@@ -7,6 +7,7 @@ import { createHttp, type Http } from '../http/index';
 import { AdminApi } from './admin';
 import { asSession, attempt, authFetch, jwtPayload } from './api';
 import { type ClaimsResult, type GetClaimsOptions, verifyClaims } from './claims';
+import { MfaApi } from './mfa';
 import { challengeOf, createVerifier } from './pkce';
 import { SessionManager } from './session';
 import type {
@@ -39,10 +40,20 @@ interface AnonymousOptions {
 export class AuthClient extends SessionManager {
   /** Admin API (needs the service role key as the client's key). */
   readonly admin: AdminApi;
+  /** Multi-factor authentication of the signed-in user (TOTP and phone factors). */
+  readonly mfa: MfaApi;
 
   constructor(http: Http, options: AuthOptions = {}) {
     super(http, options);
     this.admin = new AdminApi(http);
+    this.mfa = new MfaApi({
+      http,
+      now: () => this.timers.now(),
+      requireSession: () => this.requireSession(),
+      getSession: () => this.getSession(),
+      getUser: (jwt) => this.getUser(jwt),
+      verified: (session) => this.saveSession(session, 'MFA_CHALLENGE_VERIFIED'),
+    });
   }
 
   /** `code_challenge` + method for PKCE flows (nulls in the implicit flow). */
@@ -143,7 +154,8 @@ export class AuthClient extends SessionManager {
         query: { redirect_to: o?.emailRedirectTo },
         body,
       })) as { message_id?: string } | null;
-      return { ...none, ...(res?.message_id ? { messageId: res.message_id } : {}) };
+      // A phone OTP answers its message id (undefined when the provider gives none).
+      return 'email' in credentials ? none : { ...none, messageId: res?.message_id };
     });
   }
 
@@ -213,7 +225,8 @@ export class AuthClient extends SessionManager {
           ...('email' in rest ? await this.pkce() : {}),
         },
       })) as { message_id?: string } | null;
-      return { ...none, ...(res?.message_id ? { messageId: res.message_id } : {}) };
+      // A phone OTP answers its message id (undefined when the provider gives none).
+      return 'email' in rest ? none : { ...none, messageId: res?.message_id };
     });
   }
 

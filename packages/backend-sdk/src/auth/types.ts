@@ -5,6 +5,7 @@
 import type { AuthError } from '../errors';
 import type { HttpOptions } from '../http/index';
 import type { LockFn } from './lock';
+import type { Factor } from './mfa';
 import type { Timers } from './refresh';
 
 /** An identity linked to a user (email, phone, OAuth provider…). */
@@ -41,6 +42,8 @@ export interface User {
   recovery_sent_at?: string;
   new_email?: string;
   new_phone?: string;
+  /** MFA factors (left out when the user has none). */
+  factors?: Factor[];
   [key: string]: unknown;
 }
 
@@ -66,7 +69,8 @@ export type AuthChangeEvent =
   | 'SIGNED_OUT'
   | 'TOKEN_REFRESHED'
   | 'USER_UPDATED'
-  | 'PASSWORD_RECOVERY';
+  | 'PASSWORD_RECOVERY'
+  | 'MFA_CHALLENGE_VERIFIED';
 
 /** A listener of auth events; it may be async and may await SDK calls. */
 export type AuthListener = (event: AuthChangeEvent, session: Session | null) => unknown;
@@ -125,8 +129,23 @@ export interface AuthOptions {
   crossTab?: boolean;
   /** Cross-tab lock; default Web Locks where present, else an in-process lock. */
   lock?: LockFn;
-  /** How long to wait for the refresh lock before stealing it (ms, default 5000). */
+  /**
+   * How long to wait for the refresh lock before one waiting tab steals it from a holder
+   * that hangs (ms, default 10000; keep it above `refreshTimeout`).
+   *
+   * @example
+   * createClient(url, anonKey, { auth: { lockTimeout: 3000 } });
+   */
   lockTimeout?: number;
+  /**
+   * How long one refresh request may take before it is given up and retried (ms, default
+   * 5000), so a request stuck in the network never holds the refresh (and the other tabs)
+   * up: the tab gives up and releases the lock instead of having it stolen.
+   *
+   * @example
+   * createClient(url, anonKey, { auth: { refreshTimeout: 8000 } });
+   */
+  refreshTimeout?: number;
   /** Timers and clock (tests inject fake ones). */
   timers?: Timers;
 }

@@ -131,6 +131,8 @@ export function verifyJwt(token: string, keys: SigningKeys): JwtResult {
     return fail('malformed', 'token has invalid claims: token is not valid yet', JOSE.nbf);
   }
   if (verified.size >= CACHE_MAX) verified.delete(verified.keys().next().value as string);
+  // Shared by every request that presents this token: nobody may change it.
+  Object.freeze(claims);
   verified.set(token, {
     claims,
     until: typeof exp === 'number' ? exp * 1000 : Number.POSITIVE_INFINITY,
