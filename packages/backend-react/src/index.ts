@@ -22,6 +22,14 @@ export {
   useIdentities,
 } from './identities';
 export {
+  type ChangeFilter,
+  type LiveMessage,
+  type LiveQueriesOptions,
+  type LiveTopicOptions,
+  useLiveQueries,
+  useLiveTopic,
+} from './live';
+export {
   type FactorLike,
   type MfaChallenge,
   type MfaEnrollment,
@@ -44,14 +52,11 @@ export {
 } from './query';
 export { type RangeQueryOptions, type RangeQueryResult, useRangeQuery } from './range';
 export {
-  type ChangeFilter,
   type ChannelStatus,
-  type LiveQueriesOptions,
   type PresenceResult,
   type UseChannelOptions,
   type UsePresenceOptions,
   useChannel,
-  useLiveQueries,
   usePresence,
 } from './realtime';
 export type {
