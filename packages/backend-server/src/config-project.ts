@@ -85,7 +85,7 @@ function externalProviders(toml: Table, file: string): ExternalOptions | undefin
   const out: Record<string, unknown> = {};
   for (const name of NAMED_PROVIDERS) {
     const t = tables[name];
-    if (!t || t.enabled !== true) continue;
+    if (t?.enabled !== true) continue;
     const text = (key: string) => {
       const v = t[key];
       if (v === undefined || v === '') return undefined;
@@ -173,14 +173,12 @@ export async function projectOptions(dir: string): Promise<StartServerOptions> {
     securePasswordChange: get<boolean>('auth.email.secure_password_change', 'boolean'),
     otpExpiry: get<number>('auth.email.otp_expiry', 'number'),
     rateLimits,
+    manualLinking: get<boolean>('auth.enable_manual_linking', 'boolean'),
+    external: externalProviders(toml, file),
   });
-  const external = externalProviders(toml, file);
-  if (external) Object.assign((options.auth ??= {}), { external });
-  const manualLinking = get<boolean>('auth.enable_manual_linking', 'boolean');
-  if (manualLinking !== undefined) Object.assign((options.auth ??= {}), { manualLinking });
   const size = (toml.storage as Table | undefined)?.file_size_limit;
   if (rest) options.rest = rest;
-  if (auth) options.auth = { ...auth, ...options.auth };
+  if (auth) options.auth = auth;
   if (size !== undefined) {
     options.storage = {
       fileSizeLimit: sizeInBytes(size as string | number, 'storage.file_size_limit'),
