@@ -67,8 +67,9 @@ const backend = await startServer({
   ...(backendPort === undefined ? {} : { port: backendPort }),
   dataDir,
   signingKeys: await signingKeys(),
-  // Links in mails lead to the page served here.
-  auth: { siteUrl: site.url },
+  // Links in mails lead to the page served here. GitHub and Google (config.toml) are
+  // emulated: their sign-in is a local page where you pick or type the account.
+  auth: { siteUrl: site.url, emulateProviders: true },
 }).catch(async (error: unknown) => {
   console.error(`Could not start the backend: ${error instanceof Error ? error.message : error}`);
   await site.close();
@@ -87,6 +88,7 @@ console.log(`
   Signing key:   ${backend.signingKeys.current().alg} ${backend.signingKeys.current().kid}
   Console:       ${backend.consoleUrl ?? 'not served'}
   Mail outbox:   ${backend.mailUrl ?? `${backend.url}/_dev/mail`} (sign-up confirmations, password resets)
+  Sign-in:       email, or GitHub and Google emulated (a local page picks the account)
 
   Press Ctrl-C to stop.
 `);

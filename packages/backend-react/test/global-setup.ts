@@ -19,7 +19,13 @@ export default async function setup(project: TestProject) {
     migrationsDir: join(dirname(fileURLToPath(import.meta.url)), 'migrations'),
     // User tokens signed ES256 with a kid, as on a hosted project with signing keys.
     signingKeys: [generateSigningKey('ES256')],
-    auth: { rateLimits: false },
+    auth: {
+      rateLimits: false,
+      // OAuth through the emulated provider (a local page), identity linking on.
+      emulateProviders: true,
+      manualLinking: true,
+      external: { github: {}, google: {} },
+    },
     log: false,
   });
   project.provide('backend', { url: server.url, anonKey: server.anonKey });

@@ -3,6 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseHookUri } from './auth/hooks';
+import { type ExternalOptions, type ResolvedExternal, resolveExternal } from './config-external';
 import { mergeOptions, projectOptions } from './config-project';
 import {
   type MfaOptions,
@@ -21,6 +22,11 @@ import {
   DEFAULT_SECRET_KEY,
 } from './keys';
 
+export type {
+  ExternalOptions,
+  ExternalProviderOptions,
+  OidcProviderOptions,
+} from './config-external';
 export type { MfaOptions, SmsOptions, TwilioOptions } from './config-sms-mfa';
 
 /** Auth (GoTrue) settings. */
@@ -70,6 +76,39 @@ export interface AuthOptions {
    * @example
    * startServer({ auth: { hooks: { customAccessToken: 'pg-functions://postgres/public/custom_access_token_hook' } } });
    */
+  /**
+   * Sign-in with external providers: named ones (`github`, `google`, `gitlab`, `discord`) by
+   * client id and secret, and OpenID Connect providers as `custom:<id>` by issuer (discovery,
+   * keys and ID-token checks). `signInWithOAuth` (PKCE and implicit) and, for OIDC providers
+   * and Google, `signInWithIdToken`.
+   *
+   * @example
+   * startServer({ auth: { external: {
+   *   github: { clientId: 'Iv1.abc', secret: process.env.GITHUB_SECRET },
+   *   'custom:acme': { issuer: 'https://id.acme.test', clientId: 'drive', secret: '…' },
+   * } } });
+   */
+  external?: ExternalOptions;
+  /**
+   * Manual identity linking (`linkIdentity`, `unlinkIdentity`; the hosted
+   * `enable_manual_linking`). Default false, as hosted: the identity routes answer 404
+   * "Manual linking is disabled".
+   *
+   * @example
+   * startServer({ auth: { manualLinking: true } });
+   */
+  manualLinking?: boolean;
+  /**
+   * The emulated provider, for local work (as the Firebase Auth emulator has): each configured
+   * provider's authorize step is a local page where you pick an earlier identity or type a
+   * new one (email, name, avatar), then the sign-in goes on through the real callback (state,
+   * PKCE, identities). No client id or secret needed. Refused unless the server listens on a
+   * loopback address. Default false.
+   *
+   * @example
+   * startServer({ auth: { emulateProviders: true, external: { github: {}, google: {} } } });
+   */
+  emulateProviders?: boolean;
   hooks?: {
     /**
      * The custom access-token hook: receives `{ user_id, claims, authentication_method }` on
@@ -298,7 +337,18 @@ export interface ServerConfig {
   /** Secret keys (the first is the one printed and returned). */
   secretKeys: string[];
   auth: Required<
-    Omit<AuthOptions, 'smtpUrl' | 'siteUrl' | 'rateLimits' | 'hooks' | 'sms' | 'mfa'>
+    Omit<
+      AuthOptions,
+      | 'smtpUrl'
+      | 'siteUrl'
+      | 'rateLimits'
+      | 'hooks'
+      | 'sms'
+      | 'mfa'
+      | 'external'
+      | 'manualLinking'
+      | 'emulateProviders'
+    >
   > & {
     smtpUrl: string | null;
     siteUrl: string | null;
@@ -306,6 +356,8 @@ export interface ServerConfig {
     hooks: { customAccessToken: string | null };
     sms: ResolvedSms;
     mfa: ResolvedMfa;
+    /** External providers, manual linking and the emulated provider. */
+    external: ResolvedExternal;
   };
   rest: Required<RestOptions>;
   storage: Required<Omit<StorageOptions, 'imageTransformation'>> & {
@@ -379,9 +431,10 @@ export async function resolveConfig(given: StartServerOptions = {}): Promise<Ser
     auth.rateLimits === false ? false : { ...DEFAULT_RATE_LIMITS, ...(auth.rateLimits ?? {}) };
   const customAccessToken = auth.hooks?.customAccessToken ?? null;
   if (customAccessToken) parseHookUri(customAccessToken, 'auth.hooks.customAccessToken');
+  const host = options.host ?? '127.0.0.1';
   return {
     port: options.port ?? 54321,
-    host: options.host ?? '127.0.0.1',
+    host,
     url: '',
     dataDir,
     projectDir: abs(options.projectDir),
@@ -413,6 +466,11 @@ export async function resolveConfig(given: StartServerOptions = {}): Promise<Ser
       rateLimits,
       sms: resolveSms(auth.sms),
       mfa: resolveMfa(auth.mfa),
+      external: resolveExternal(auth.external, {
+        manualLinking: auth.manualLinking,
+        emulate: auth.emulateProviders,
+        host,
+      }),
     },
     rest: {
       schemas: options.rest?.schemas ?? ['public', 'graphql_public'],

@@ -58,6 +58,11 @@ export interface AuthApi {
   setSession(tokens: { access_token: string; refresh_token: string }): Promise<ResultLike<unknown>>;
   /** 2-step verification (authenticator-app factors). */
   mfa: MfaLike;
+  /** Sign-in with a provider (GitHub, Google, …): the page goes to the provider. */
+  signInWithOAuth(credentials: {
+    provider: string;
+    options?: { redirectTo?: string };
+  }): Promise<ResultLike<{ provider: string | null; url: string | null }>>;
 }
 
 /** A controllable resumable upload (tus). */

@@ -33,6 +33,23 @@ describe('toUserError', () => {
     [{ status: 422, code: 'mfa_verification_failed' }, 'wrong_code'],
     [{ status: 422, code: 'mfa_challenge_expired' }, 'wrong_code'],
     [{ status: 401, code: 'insufficient_aal' }, 'code_needed'],
+    [{ status: 422, code: 'single_identity_not_deletable' }, 'last_sign_in_method'],
+    [{ status: 422, code: 'identity_already_exists' }, 'identity_linked'],
+    [{ status: 404, code: 'manual_linking_disabled' }, 'linking_off'],
+    [
+      {
+        code: 'provider_email_needs_verification',
+        message:
+          'Unverified email with github. A confirmation email has been sent to your github email',
+      },
+      'provider_email_unverified',
+    ],
+    [
+      { code: 'signup_disabled', message: 'Signups not allowed for this instance' },
+      'signup_disabled',
+    ],
+    // A provider's own refusal (the user pressed Cancel there): no error_code.
+    [{ code: 'access_denied', message: 'The user denied the request' }, 'sign_in_cancelled'],
   ])('%j → %s', (error, kind) => {
     expect(toUserError(error, quiet).kind).toBe(kind);
   });

@@ -5,6 +5,7 @@ import { ErrorText } from '../components/ErrorText';
 import type { AuthApi } from '../lib/client-types';
 import { readRecoveryError } from '../lib/recovery';
 import { markSignedIn, markSignOutByUser } from '../lib/session';
+import { ProviderButtons } from './SignInMethods';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const MIN_PASSWORD = 8;
@@ -113,6 +114,7 @@ export function SignIn() {
           {signIn.isPending ? 'Signing in…' : 'Sign in'}
         </button>
       </form>
+      <ProviderButtons />
       <p className="links">
         <Link to="/forgot-password">Forgot your password?</Link>
         <span>
@@ -198,6 +200,7 @@ export function SignUp() {
           {signUp.isPending ? 'Creating account…' : 'Create account'}
         </button>
       </form>
+      <ProviderButtons />
       <p className="links">
         <span>
           Already have an account? <Link to="/sign-in">Sign in</Link>

@@ -33,6 +33,14 @@ export {
   type PhoneEnrollment,
   type TotpEnrollment,
 } from './mfa';
+export type {
+  OAuthOptions,
+  Provider,
+  SignInWithIdTokenCredentials,
+  SignInWithOAuthCredentials,
+  SignInWithSSO,
+  SignInWithWeb3Credentials,
+} from './oauth';
 export { createScheduler, refreshMargin, type Scheduler, type Timers } from './refresh';
 export { SessionManager } from './session';
 export { memoryStorage } from './storage';

@@ -88,7 +88,7 @@ export interface MfaHost {
 }
 
 /** Runs `fn` as an MFA call: `{ data, error }`, never a rejection. */
-async function run<T>(fn: () => Promise<T>): Promise<MfaResult<T>> {
+export async function run<T>(fn: () => Promise<T>): Promise<MfaResult<T>> {
   const r = await attempt({ value: null }, async () => ({ value: await fn() }));
   return r.error ? { data: null, error: r.error } : { data: r.data.value, error: null };
 }
