@@ -11,13 +11,15 @@
  *
  * User tokens are signed with an ES256 key, as on a hosted project today: made once and kept
  * in `<data dir>/signing_keys.json` (what `backend-server gen signing-key --append` writes),
- * so sessions survive restarts.
+ * so sessions survive restarts. Every 6 hours it empties the Trash of entries older than 30
+ * days (`scripts/trash-purge.ts`).
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateSigningKey, type SigningKeyJwk, startServer } from '@app/backend-server';
 import { serveStatic } from '../e2e/static-server';
+import { scheduleTrashPurge } from './trash-purge';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -75,6 +77,9 @@ const backend = await startServer({
 });
 settings = JSON.stringify({ url: backend.url, anonKey: backend.anonKey }).replace(/</g, '\\u003c');
 
+// Trash entries older than 30 days go, every 6 hours (their objects too).
+const stopPurge = scheduleTrashPurge(backend.url, backend.serviceRoleKey);
+
 console.log(`
   Drive is running: ${site.url}
 
@@ -93,6 +98,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {
     if (stopping) return;
     stopping = true;
+    stopPurge();
     await site.close();
     await backend.stop();
     process.exit(0);

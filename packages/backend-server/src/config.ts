@@ -142,6 +142,19 @@ export interface RestOptions {
   maxRows?: number;
   /** Aggregate functions in `select`. Default false. */
   aggregatesEnabled?: boolean;
+  /**
+   * `Accept: application/vnd.pgrst.plan…` answers the EXPLAIN plan (postgrest-js
+   * `.explain()`). Default false, as on the hosted backend.
+   */
+  planEnabled?: boolean;
+  /**
+   * How transactions end: `commit` (default; `Prefer: tx=rollback` is ignored, as on the
+   * hosted backend), `commit-allow-override` (postgrest-js `.rollback()` works), `rollback`,
+   * `rollback-allow-override`.
+   */
+  txEnd?: 'commit' | 'commit-allow-override' | 'rollback' | 'rollback-allow-override';
+  /** Schemas searched after the request's own. Default ['public', 'extensions']. */
+  extraSearchPath?: string[];
 }
 
 /** Edge functions settings (`/functions/v1`). */
@@ -463,6 +476,9 @@ export async function resolveConfig(given: StartServerOptions = {}): Promise<Ser
       schemas: options.rest?.schemas ?? ['public', 'graphql_public'],
       maxRows: options.rest?.maxRows ?? 1000,
       aggregatesEnabled: options.rest?.aggregatesEnabled ?? false,
+      planEnabled: options.rest?.planEnabled ?? false,
+      txEnd: options.rest?.txEnd ?? 'commit',
+      extraSearchPath: options.rest?.extraSearchPath ?? ['public', 'extensions'],
     },
     functions: resolveFunctions(options.functions ?? {}),
     realtime: {
