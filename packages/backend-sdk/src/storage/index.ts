@@ -11,6 +11,7 @@ import { FileApi } from './file-api';
 export type { FileBody, TransferProgress } from './body';
 export type { Bucket, BucketOptions } from './buckets';
 export { StorageError } from './errors';
+export { FileApi } from './file-api';
 export type {
   DownloadOptions,
   FileInfo,
@@ -19,8 +20,7 @@ export type {
   SortBy,
   TransformOptions,
   UrlOptions,
-} from './file-api';
-export { FileApi } from './file-api';
+} from './file-types';
 export type { StorageResult } from './request';
 
 /**
