@@ -8,8 +8,8 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import type { AuthOptions, StartServerOptions } from './config';
 import { type ExternalOptions, NAMED_PROVIDERS } from './config-external';
+import type { AuthOptions, StartServerOptions } from './config-options';
 
 /** Explicit options over a project's: top-level values, and the keys of each group. */
 export function mergeOptions(
