@@ -5,6 +5,7 @@
  */
 import { RestError } from '../errors';
 import type { Http } from '../http/index';
+import { addFilterMethods } from './filter-methods';
 import type { Filters } from './filters';
 import { readResponse, type Unmarked } from './response';
 import type { CheckedSelect, ParseSelect } from './select';
@@ -15,7 +16,6 @@ import type {
   RestResult,
   RestResultOf,
 } from './types';
-import { arrayLiteral, type FilterValue, inList } from './values';
 
 /** HTTP methods of REST requests. */
 export type RestMethod = 'GET' | 'HEAD' | 'POST' | 'PATCH' | 'DELETE';
@@ -327,7 +327,7 @@ export class RestBuilder<
 /** The element type of an array result. */
 export type ElementOf<T> = T extends readonly (infer E)[] ? E : T;
 
-// The filter methods, generated from one table (they differ only by operator).
+// The filter methods: types in filters.ts, added to the prototype by filter-methods.ts.
 export interface RestBuilder<
   // biome-ignore lint/correctness/noUnusedVariables: merged with the class
   Schema extends GenericSchema,
@@ -340,80 +340,7 @@ export interface RestBuilder<
   Throws extends boolean,
 > extends Filters<Row> {}
 
-type Impl = (this: RestBuilder, column: string, value: never, options?: never) => RestBuilder;
-const proto = RestBuilder.prototype as unknown as Record<string, Impl>;
-const simple: Record<string, string> = {
-  eq: 'eq',
-  neq: 'neq',
-  gt: 'gt',
-  gte: 'gte',
-  lt: 'lt',
-  lte: 'lte',
-  like: 'like',
-  ilike: 'ilike',
-  is: 'is',
-  isDistinct: 'isdistinct',
-  regexMatch: 'match',
-  regexIMatch: 'imatch',
-  rangeGt: 'sr',
-  rangeGte: 'nxl',
-  rangeLt: 'sl',
-  rangeLte: 'nxr',
-  rangeAdjacent: 'adj',
-};
-for (const [name, op] of Object.entries(simple))
-  proto[name] = function (column, value) {
-    return this.filter(column, op, value);
-  };
-for (const [name, op] of Object.entries({
-  likeAllOf: 'like(all)',
-  likeAnyOf: 'like(any)',
-  ilikeAllOf: 'ilike(all)',
-  ilikeAnyOf: 'ilike(any)',
-}))
-  proto[name] = function (column, patterns: string[]) {
-    return this.filter(column, op, `{${patterns.join(',')}}`);
-  };
-for (const [name, op] of Object.entries({ in: 'in', notIn: 'not.in' }))
-  proto[name] = function (column, values: FilterValue[]) {
-    return this.filter(column, op, inList([...new Set(values)]));
-  };
-for (const [name, op] of Object.entries({ contains: 'cs', containedBy: 'cd', overlaps: 'ov' }))
-  proto[name] = function (column, value: unknown) {
-    return this.filter(
-      column,
-      op,
-      typeof value === 'string'
-        ? value
-        : Array.isArray(value)
-          ? arrayLiteral(value)
-          : JSON.stringify(value),
-    );
-  };
-proto.textSearch = function (column, query, options: { config?: string; type?: string } = {}) {
-  const type = { plain: 'pl', phrase: 'ph', websearch: 'w' }[options.type ?? ''] ?? '';
-  return this.filter(column, `${type}fts${options.config ? `(${options.config})` : ''}`, query);
-};
-proto.match = function (this: RestBuilder, query: Record<string, unknown>) {
-  let next = this;
-  for (const [column, value] of Object.entries(query))
-    if (value !== undefined) next = next.filter(column, 'eq', value);
-  return next;
-} as unknown as Impl;
-proto.not = function (column, operator: string, value: unknown) {
-  return this.filter(column, `not.${operator}`, value);
-} as Impl;
-proto.or = function (
-  this: RestBuilder,
-  filters: string,
-  options: { referencedTable?: string } = {},
-) {
-  const key = options.referencedTable ? `${options.referencedTable}.or` : 'or';
-  return (this as unknown as { param(k: string, v: string): RestBuilder }).param(
-    key,
-    `(${filters})`,
-  );
-} as unknown as Impl;
+addFilterMethods(RestBuilder.prototype as never);
 
 /** A query builder's count/head option. */
 export interface CountOptions {

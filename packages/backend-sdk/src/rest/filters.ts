@@ -1,7 +1,7 @@
 /**
- * Types of the filter methods of the REST builder (the runtime is one table in builder.ts).
- * Columns are checked against the row type; embedded (`rel.col`) and JSON (`col->>key`)
- * paths are accepted as strings.
+ * Types of the filter methods of the REST builder (the runtime is one table in
+ * filter-methods.ts). Columns are checked against the row type; embedded (`rel.col`) and
+ * JSON (`col->>key`) paths are accepted as strings.
  */
 
 /** A column of `Row`, or an embedded / JSON path. */
