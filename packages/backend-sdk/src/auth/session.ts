@@ -11,6 +11,7 @@
 import { AuthError } from '../errors';
 import type { Http } from '../http/index';
 import { asSession, attempt, authFetch, isRetryable } from './api';
+import { type Broadcast, fingerprint, waitForArrival } from './cross-tab';
 import { defaultLock, type LockFn, type Marks, webMarks } from './lock';
 import {
   createScheduler,
@@ -29,18 +30,6 @@ import type {
   SessionStorage,
   UserAndSession,
 } from './types';
-
-interface Broadcast {
-  event: AuthChangeEvent;
-  session: Session | null;
-}
-
-/** A short, stable fingerprint of a token for lock names (FNV-1a; not a secret). */
-const fingerprint = (token: string): string => {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < token.length; i++) h = Math.imul(h ^ token.charCodeAt(i), 0x01000193);
-  return (h >>> 0).toString(36);
-};
 
 /** The session half of the auth client (the API calls live in {@link AuthClient}). */
 export class SessionManager {
@@ -283,15 +272,7 @@ export class SessionManager {
       if (newer || (first && !(await this.marks?.has(this.mark(token))))) return newer;
       const left = deadline - this.timers.now();
       if (left <= 0) return null;
-      await new Promise<void>((resolve) => {
-        const wake = () => {
-          this.arrivals.delete(wake);
-          this.timers.clearTimeout(timer);
-          resolve();
-        };
-        const timer = this.timers.setTimeout(wake, left);
-        this.arrivals.add(wake);
-      });
+      await waitForArrival(this.arrivals, this.timers, left);
     }
   }
 
