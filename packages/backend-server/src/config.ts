@@ -10,6 +10,14 @@ import {
   resolveSms,
   type SmsOptions,
 } from './config-sms-mfa';
+import {
+  type PasskeyOptions,
+  type ResolvedPasskey,
+  type ResolvedWebAuthn,
+  resolvePasskey,
+  resolveWebAuthn,
+  type WebAuthnOptions,
+} from './config-webauthn';
 import { type SigningKeyJwk, SigningKeys } from './http/signing-keys';
 import {
   checkOpaqueKey,
@@ -20,6 +28,7 @@ import {
 } from './keys';
 
 export type { MfaOptions, SmsOptions, TwilioOptions } from './config-sms-mfa';
+export type { PasskeyOptions, WebAuthnOptions } from './config-webauthn';
 
 /** Auth (GoTrue) settings. */
 export interface AuthOptions {
@@ -52,6 +61,10 @@ export interface AuthOptions {
   sms?: SmsOptions;
   /** Multi-factor authentication (see {@link MfaOptions}). */
   mfa?: MfaOptions;
+  /** Passkey sign-in and registration (see {@link PasskeyOptions}). */
+  passkey?: PasskeyOptions;
+  /** The WebAuthn relying party of passkeys and WebAuthn factors (see {@link WebAuthnOptions}). */
+  webauthn?: WebAuthnOptions;
   /**
    * No new users through sign-up, anonymous sign-in or OTP / magic link (GoTrue's
    * `DISABLE_SIGNUP`): 422 `signup_disabled`. The admin API still creates and invites users.
@@ -91,6 +104,8 @@ export interface AuthRateLimits {
   smsSent: number;
   /** MFA challenge requests, and verify requests, per IP per minute (each counted apart). */
   mfaPerIp: number;
+  /** Passkey sign-in challenges (`POST /passkeys/authentication/options`) per IP per 5 minutes. */
+  passkeyPerIp: number;
 }
 
 /** REST (PostgREST) settings. */
@@ -246,7 +261,10 @@ export interface ServerConfig {
   /** Secret keys (the first is the one printed and returned). */
   secretKeys: string[];
   auth: Required<
-    Omit<AuthOptions, 'smtpUrl' | 'siteUrl' | 'rateLimits' | 'hooks' | 'sms' | 'mfa'>
+    Omit<
+      AuthOptions,
+      'smtpUrl' | 'siteUrl' | 'rateLimits' | 'hooks' | 'sms' | 'mfa' | 'passkey' | 'webauthn'
+    >
   > & {
     smtpUrl: string | null;
     siteUrl: string | null;
@@ -254,6 +272,8 @@ export interface ServerConfig {
     hooks: { customAccessToken: string | null };
     sms: ResolvedSms;
     mfa: ResolvedMfa;
+    passkey: ResolvedPasskey;
+    webauthn: ResolvedWebAuthn;
   };
   rest: Required<RestOptions>;
   storage: Required<Omit<StorageOptions, 'imageTransformation'>> & {
@@ -278,6 +298,7 @@ export const DEFAULT_RATE_LIMITS: AuthRateLimits = {
   otpPerIp: 30,
   smsSent: 30,
   mfaPerIp: 15,
+  passkeyPerIp: 30,
 };
 
 const abs = (path: string | undefined) => (path ? resolve(path) : null);
@@ -349,6 +370,8 @@ export async function resolveConfig(options: StartServerOptions = {}): Promise<S
       rateLimits,
       sms: resolveSms(auth.sms),
       mfa: resolveMfa(auth.mfa),
+      passkey: resolvePasskey(auth.passkey),
+      webauthn: resolveWebAuthn(auth.webauthn),
     },
     rest: {
       schemas: options.rest?.schemas ?? ['public', 'graphql_public'],
