@@ -121,7 +121,7 @@ export async function insertPasskey(
     const { rows } = await q.query<ItemRow>(
       `insert into auth.webauthn_credentials as w (user_id, credential_id, public_key,
          attestation_type, aaguid, sign_count, transports, backup_eligible, backed_up, friendly_name)
-       values ($1, decode($2, 'hex'), decode($3, 'hex'), $4, $5::uuid, $6, $7::jsonb, $8, $9, $10)
+       values ($1, decode($2, 'hex'), decode($3, 'hex'), $4, $5::uuid, $6, $7::text::jsonb, $8, $9, $10)
        returning ${ITEM} as item`,
       [
         userId,
@@ -195,7 +195,7 @@ export async function saveChallenge(
        delete from auth.webauthn_challenges where expires_at < now() - interval '1 day'
      )
      insert into auth.webauthn_challenges (user_id, challenge_type, session_data, expires_at)
-     values ($1, $2, $3::jsonb, now() + make_interval(secs => $4))
+     values ($1, $2, $3::text::jsonb, now() + make_interval(secs => $4))
      returning id, extract(epoch from expires_at)::bigint as expires_at`,
     [params.userId, params.type, JSON.stringify(params.data), params.seconds],
   );

@@ -160,9 +160,9 @@ export async function verifyWebAuthnFactor(
     credential_response: params.response,
   };
   await tx.query(
-    `update auth.mfa_factors set web_authn_credential = $2::jsonb,
+    `update auth.mfa_factors set web_authn_credential = $2::text::jsonb,
        web_authn_aaguid = coalesce($3::uuid, web_authn_aaguid),
-       last_webauthn_challenge_data = $4::jsonb, updated_at = now()
+       last_webauthn_challenge_data = $4::text::jsonb, updated_at = now()
      where id = $1`,
     [factor.id, JSON.stringify(credential), aaguid, JSON.stringify(last)],
   );

@@ -199,7 +199,7 @@ async function challenge(c: Context<AppEnv>, ctx: AuthContext) {
      )
      insert into auth.mfa_challenges (id, factor_id, created_at, ip_address, otp_code,
        web_authn_session_data)
-     values ($1, $2, now(), $3::inet, $4, $6::jsonb)
+     values ($1, $2, now(), $3::inet, $4, $6::text::jsonb)
      returning extract(epoch from created_at + make_interval(secs => $5))::bigint as expires_at`,
     [
       id,
