@@ -1,4 +1,4 @@
-import { useSession } from '@app/backend-react';
+import { useMfaChallenge, useSession } from '@app/backend-react';
 import { lazy, type ReactNode, Suspense } from 'react';
 import { Navigate, Route, Routes, useLocation } from 'react-router';
 import { Loading } from './Loading';
@@ -20,9 +20,12 @@ const SettingsScreen = lazy(() => import('./screens/Settings'));
 const TrashScreen = lazy(() => import('./screens/Trash'));
 const CollectionScreen = lazy(() => import('./screens/Collection'));
 const SharePage = lazy(() => import('./screens/SharePage'));
+const CodeStep = lazy(() => import('./screens/TwoStep').then((m) => ({ default: m.CodeStep })));
 
 function RequireSession({ children }: { children: ReactNode }) {
   const { loading, session } = useSession();
+  // With 2-step verification on, a password-only session must pass the code step first.
+  const step = useMfaChallenge();
   const location = useLocation();
   if (loading) return <Loading />;
   if (!session) {
@@ -38,6 +41,8 @@ function RequireSession({ children }: { children: ReactNode }) {
       />
     );
   }
+  if (step.status === 'loading') return <Loading />;
+  if (step.status === 'needed' || step.status === 'verifying') return <CodeStep step={step} />;
   return children;
 }
 

@@ -12,6 +12,14 @@ export { type SessionState, useAuth, useSession, useUser } from './auth';
 export { type ClaimsAuthLike, type ClaimsState, useClaims } from './claims';
 export { errorMessage } from './error-message';
 export {
+  type FactorLike,
+  type MfaChallenge,
+  type MfaEnrollment,
+  type MfaLike,
+  useMfaChallenge,
+  useMfaEnrollment,
+} from './mfa';
+export {
   BackendProvider,
   type BackendProviderProps,
   createQueryClient,

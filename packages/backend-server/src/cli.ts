@@ -196,6 +196,7 @@ async function main(argv: string[]): Promise<number> {
       `  Functions:        ${server.url}/functions/v1`,
       `  Realtime:         ${server.url.replace(/^http/, 'ws')}/realtime/v1`,
       `  Mail outbox:      ${server.url}/_dev/mail (service role)`,
+      `  SMS outbox:       ${server.url}/_dev/sms (service role)`,
       `  JWT secret:       ${server.jwtSecret}`,
       `  signing key:      ${signingKeyLine(server.signingKeys.current())}`,
       `  publishable key:  ${server.publishableKey}`,

@@ -3,7 +3,7 @@
  * official client's), typed loosely where the SDK's own generics would otherwise need a
  * generated `Database` type.
  */
-import type { ChannelLike, ResultLike, SessionLike, UserLike } from '@app/backend-react';
+import type { ChannelLike, MfaLike, ResultLike, SessionLike, UserLike } from '@app/backend-react';
 
 /** A PostgREST query being built; awaiting it runs it. */
 export interface Query<T = unknown> extends PromiseLike<ResultLike<T>> {
@@ -56,6 +56,8 @@ export interface AuthApi {
   }): Promise<ResultLike<{ user: UserLike | null }>>;
   verifyOtp?(params: Record<string, unknown>): Promise<ResultLike<unknown>>;
   setSession(tokens: { access_token: string; refresh_token: string }): Promise<ResultLike<unknown>>;
+  /** 2-step verification (authenticator-app factors). */
+  mfa: MfaLike;
 }
 
 /** A controllable resumable upload (tus). */

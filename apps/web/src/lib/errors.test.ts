@@ -30,6 +30,9 @@ describe('toUserError', () => {
     [{ status: 410, body: { error: 'revoked' } }, 'link_revoked'],
     [{ status: 404, body: { error: 'not_found' } }, 'link_not_found'],
     [{ status: 429, code: 'over_request_rate_limit' }, 'rate_limited'],
+    [{ status: 422, code: 'mfa_verification_failed' }, 'wrong_code'],
+    [{ status: 422, code: 'mfa_challenge_expired' }, 'wrong_code'],
+    [{ status: 401, code: 'insufficient_aal' }, 'code_needed'],
   ])('%j → %s', (error, kind) => {
     expect(toUserError(error, quiet).kind).toBe(kind);
   });

@@ -25,6 +25,8 @@ export type UserErrorKind =
   | 'link_revoked'
   | 'link_not_found'
   | 'rate_limited'
+  | 'wrong_code'
+  | 'code_needed'
   | 'other';
 
 interface ErrorFields {
@@ -90,6 +92,16 @@ export function toUserError(
     (f.code === 'validation_failed' && lower.includes('email'))
   ) {
     return known('invalid_email', 'Enter a valid email address.');
+  }
+  if (
+    f.code === 'mfa_verification_failed' ||
+    f.code === 'mfa_challenge_expired' ||
+    f.code === 'mfa_ip_address_mismatch'
+  ) {
+    return known('wrong_code', 'That code is not right. Enter the code your app shows now.');
+  }
+  if (f.code === 'insufficient_aal') {
+    return known('code_needed', 'Enter a code from your authenticator app first.');
   }
   if (
     f.code === 'session_not_found' ||

@@ -9,7 +9,7 @@ import { markSignedIn, markSignOutByUser } from '../lib/session';
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const MIN_PASSWORD = 8;
 
-function AuthCard({ title, children }: { title: string; children: ReactNode }) {
+export function AuthCard({ title, children }: { title: string; children: ReactNode }) {
   return (
     <main className="auth">
       <div className="auth-card">

@@ -15,6 +15,7 @@ import { setTheme, storedTheme, type Theme } from '../lib/theme';
 import { forgetThumbnails } from '../lib/thumbnails';
 import { useDrive } from '../lib/use-drive';
 import { deleteForever } from '../lib/views-api';
+import { TwoStepSettings } from './TwoStep';
 
 function Section({ title, children }: { title: string; children: ReactNode }) {
   const id = useId();
@@ -218,6 +219,9 @@ export default function SettingsScreen() {
             Change password
           </button>
         </form>
+      </Section>
+      <Section title="2-step verification">
+        <TwoStepSettings />
       </Section>
       <Section title="Sessions">
         <p>Signed in somewhere you no longer use? Sign out of every other device and browser.</p>

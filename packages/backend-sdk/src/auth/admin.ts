@@ -4,6 +4,7 @@
  */
 import type { Http } from '../http/index';
 import { attempt, authFetch } from './api';
+import { AdminMfaApi } from './mfa';
 import type { AuthResult, User } from './types';
 
 /** Attributes of `createUser` / `updateUserById`. */
@@ -58,9 +59,12 @@ export interface UserPage {
 /** Admin operations on users. */
 export class AdminApi {
   private readonly http: Http;
+  /** A user's MFA factors. */
+  readonly mfa: AdminMfaApi;
 
   constructor(http: Http) {
     this.http = http;
+    this.mfa = new AdminMfaApi(http);
   }
 
   /**

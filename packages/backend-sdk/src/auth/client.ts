@@ -7,6 +7,7 @@ import { createHttp, type Http } from '../http/index';
 import { AdminApi } from './admin';
 import { asSession, attempt, authFetch, jwtPayload } from './api';
 import { type ClaimsResult, type GetClaimsOptions, verifyClaims } from './claims';
+import { MfaApi } from './mfa';
 import { challengeOf, createVerifier } from './pkce';
 import { SessionManager } from './session';
 import type {
@@ -39,10 +40,20 @@ interface AnonymousOptions {
 export class AuthClient extends SessionManager {
   /** Admin API (needs the service role key as the client's key). */
   readonly admin: AdminApi;
+  /** Multi-factor authentication of the signed-in user (TOTP and phone factors). */
+  readonly mfa: MfaApi;
 
   constructor(http: Http, options: AuthOptions = {}) {
     super(http, options);
     this.admin = new AdminApi(http);
+    this.mfa = new MfaApi({
+      http,
+      now: () => this.timers.now(),
+      requireSession: () => this.requireSession(),
+      getSession: () => this.getSession(),
+      getUser: (jwt) => this.getUser(jwt),
+      verified: (session) => this.saveSession(session, 'MFA_CHALLENGE_VERIFIED'),
+    });
   }
 
   /** `code_challenge` + method for PKCE flows (nulls in the implicit flow). */

@@ -19,6 +19,20 @@ export type {
 export { AuthClient, createAuthClient } from './client';
 export { JWKS_TTL, type Jwk } from './jwks';
 export { type LockFn, type LockManagerLike, memoryLock, webLock } from './lock';
+export {
+  AdminMfaApi,
+  type AmrEntry,
+  type AssuranceLevel,
+  type AuthenticatorAssuranceLevel,
+  type Challenge,
+  type EnrollParams,
+  type Factor,
+  type FactorLists,
+  MfaApi,
+  type MfaResult,
+  type PhoneEnrollment,
+  type TotpEnrollment,
+} from './mfa';
 export { createScheduler, refreshMargin, type Scheduler, type Timers } from './refresh';
 export { SessionManager } from './session';
 export { memoryStorage } from './storage';

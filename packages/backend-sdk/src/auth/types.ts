@@ -5,6 +5,7 @@
 import type { AuthError } from '../errors';
 import type { HttpOptions } from '../http/index';
 import type { LockFn } from './lock';
+import type { Factor } from './mfa';
 import type { Timers } from './refresh';
 
 /** An identity linked to a user (email, phone, OAuth provider…). */
@@ -41,6 +42,8 @@ export interface User {
   recovery_sent_at?: string;
   new_email?: string;
   new_phone?: string;
+  /** MFA factors (left out when the user has none). */
+  factors?: Factor[];
   [key: string]: unknown;
 }
 
@@ -66,7 +69,8 @@ export type AuthChangeEvent =
   | 'SIGNED_OUT'
   | 'TOKEN_REFRESHED'
   | 'USER_UPDATED'
-  | 'PASSWORD_RECOVERY';
+  | 'PASSWORD_RECOVERY'
+  | 'MFA_CHALLENGE_VERIFIED';
 
 /** A listener of auth events; it may be async and may await SDK calls. */
 export type AuthListener = (event: AuthChangeEvent, session: Session | null) => unknown;
