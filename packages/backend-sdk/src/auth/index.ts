@@ -32,7 +32,16 @@ export {
   type MfaResult,
   type PhoneEnrollment,
   type TotpEnrollment,
+  type WebAuthnAnswer,
+  type WebAuthnEnrollment,
 } from './mfa';
+export {
+  AdminPasskeyApi,
+  type Passkey,
+  PasskeyApi,
+  type PasskeyCeremonyOptions,
+  type PasskeyOptions,
+} from './passkeys';
 export { createScheduler, refreshMargin, type Scheduler, type Timers } from './refresh';
 export { SessionManager } from './session';
 export { memoryStorage } from './storage';
@@ -54,3 +63,10 @@ export type {
   UserIdentity,
   VerifyOtpParams,
 } from './types';
+export type {
+  CreationOptionsJson,
+  CredentialJson,
+  DescriptorJson,
+  RequestOptionsJson,
+  WebAuthnDriver,
+} from './webauthn';
