@@ -2,13 +2,13 @@
  * Test support (not exported by the package): SDK clients of the real backend-server that
  * test/global-setup.ts starts, signed in as fresh users.
  */
-import { type Client, createClient } from '@app/backend-sdk';
+import { type Client, createClient, type WebAuthnDriver } from '@app/backend-sdk';
 import { inject } from 'vitest';
 
 export type TestClient = Client;
 
-/** A client with its own in-memory session. */
-export function newClient(): TestClient {
+/** A client with its own in-memory session (and, for passkeys, a WebAuthn driver). */
+export function newClient(options: { webauthn?: WebAuthnDriver } = {}): TestClient {
   const { url, anonKey } = inject('backend');
   const memory = new Map<string, string>();
   return createClient(url, anonKey, {
@@ -19,6 +19,7 @@ export function newClient(): TestClient {
         removeItem: (k: string) => void memory.delete(k),
       },
       autoRefreshToken: false,
+      ...options,
     },
   } as never);
 }

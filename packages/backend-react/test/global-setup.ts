@@ -19,7 +19,12 @@ export default async function setup(project: TestProject) {
     migrationsDir: join(dirname(fileURLToPath(import.meta.url)), 'migrations'),
     // User tokens signed ES256 with a kid, as on a hosted project with signing keys.
     signingKeys: [generateSigningKey('ES256')],
-    auth: { rateLimits: false },
+    auth: {
+      rateLimits: false,
+      // Passkeys for the passkey hooks' tests (a software authenticator plays the browser).
+      passkey: { enabled: true },
+      webauthn: { rpId: 'localhost', rpOrigins: ['http://localhost:5173'] },
+    },
     log: false,
   });
   project.provide('backend', { url: server.url, anonKey: server.anonKey });
