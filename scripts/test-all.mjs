@@ -16,6 +16,7 @@ const steps = [
   ['package checks (publint --strict, attw)', 'pnpm', ['check:packages']],
   ['SDK size budgets', 'pnpm', ['size']],
   ['web app initial JS budget', 'pnpm', ['-F', 'web', 'size']],
+  ['console initial JS budget', 'pnpm', ['-F', 'console', 'size']],
   ['release dry run (offline)', 'pnpm', ['release:dry-run']],
   ['browser end-to-end tests', 'pnpm', ['e2e']],
 ];

@@ -9,6 +9,8 @@ const DATABASE_SUITES = [
   'test/rest/**/*.test.ts',
   'test/storage/**/*.test.ts',
   'test/realtime/**/*.test.ts',
+  'test/console/**/*.test.ts',
+  'test/data/**/*.test.ts',
 ];
 
 // Suites of the PostgreSQL server alone (its pipelined read path): the `postgres` project only.
@@ -36,6 +38,8 @@ export default defineConfig({
         test: {
           name: 'postgres',
           include: [...DATABASE_SUITES, ...POSTGRES_ONLY],
+          // Spawns the CLI on embedded PGlite whatever the project: once is enough.
+          exclude: ['test/data/start.test.ts'],
           globalSetup: ['test/support/global-postgres.ts'],
         },
       },

@@ -126,6 +126,15 @@ describe('limits: the quota and the maximum file size', () => {
          (values ('backup-2025.tar', $2::bigint), ('videos.tar', $3::bigint)) as v(n, s)`,
       [email, 5 * GiB, 4.5 * GiB],
     );
+    // Stored: their objects exist and they are ready (an incomplete upload would count only
+    // for the bytes it holds).
+    await stack.server.db.query(
+      `insert into storage.objects (bucket_id, name)
+       select 'files', object_path from public.files where name in ('backup-2025.tar', 'videos.tar')`,
+    );
+    await stack.server.db.query(
+      "update public.files set status = 'ready' where name in ('backup-2025.tar', 'videos.tar')",
+    );
     await page
       .getByRole('navigation', { name: 'Main' })
       .getByRole('link', { name: 'Settings' })

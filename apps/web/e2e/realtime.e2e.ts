@@ -169,29 +169,23 @@ describe('realtime: only the user reaches their devices and their changes', () =
     expect(state?.[4]).toEqual({});
   });
 
-  it('delivers none of the user’s row changes to another user on the live-updates channel', async () => {
-    // Bob joins the very topic Ada's app uses, with Ada's filters, and one on his own rows.
-    const spec = JSON.stringify([
-      { table: 'files', filter: `owner_id=eq.${adaId}` },
-      { table: 'folders', filter: `owner_id=eq.${adaId}` },
-    ]);
-    const topic = `drive-live:${adaId}:${spec}`;
-    const reply = await join(bobPage, topic, {
+  it('refuses another user the live-updates topic, and tells each user only their own changes', async () => {
+    const config = (isPrivate: boolean) => ({
       broadcast: { ack: false, self: false },
       presence: { key: '', enabled: false },
-      postgres_changes: [
-        { event: '*', schema: 'public', table: 'files', filter: `owner_id=eq.${adaId}` },
-        { event: '*', schema: 'public', table: 'folders', filter: `owner_id=eq.${adaId}` },
-        { event: '*', schema: 'public', table: 'folders', filter: `owner_id=eq.${bobId}` },
-      ],
-      private: false,
+      postgres_changes: [],
+      private: isPrivate,
     });
-    expect(reply).toMatchObject({ status: 'ok' });
-    await expect
-      .poll(async () => (await framesOf(bobPage, topic, 'system')).map((f) => f[4].status), {
-        timeout: 15_000,
-      })
-      .toEqual(['ok']);
+    const refused = await join(bobPage, `drive:${adaId}`, config(true));
+    expect(refused).toEqual({
+      status: 'error',
+      response: {
+        reason: `Unauthorized: You do not have permissions to read from this Channel topic: drive:${adaId}`,
+      },
+    });
+    // The public channel of the same name is another room, which the database never writes to.
+    expect(await join(bobPage, `drive:${adaId}`, config(false))).toMatchObject({ status: 'ok' });
+    expect(await join(bobPage, `drive:${bobId}`, config(true))).toMatchObject({ status: 'ok' });
 
     await adaPage.getByRole('button', { name: 'New folder' }).click();
     const dialog = adaPage.getByRole('dialog', { name: 'New folder' });
@@ -218,14 +212,15 @@ describe('realtime: only the user reaches their devices and their changes', () =
       { url: stack.server.url, anonKey: stack.server.anonKey },
     );
     await expect
-      .poll(() => framesOf(bobPage, topic, 'postgres_changes'), { timeout: 15_000 })
+      .poll(() => framesOf(bobPage, `drive:${bobId}`, 'broadcast'), { timeout: 15_000 })
       .toHaveLength(1);
-    const changes = await framesOf(bobPage, topic, 'postgres_changes');
-    expect(changes[0]?.[4].data).toMatchObject({
-      type: 'INSERT',
-      table: 'folders',
-      record: { name: 'Bob only', owner_id: bobId },
+    const [own] = await framesOf(bobPage, `drive:${bobId}`, 'broadcast');
+    expect(own?.[4]).toMatchObject({
+      type: 'broadcast',
+      event: 'change',
+      payload: { table: 'folders', op: 'INSERT', count: 1, parents: [null] },
     });
+    expect(await framesOf(bobPage, `drive:${adaId}`, 'broadcast')).toEqual([]);
   });
 
   it('threw no uncaught error in the page', () => {

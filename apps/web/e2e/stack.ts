@@ -11,8 +11,11 @@ export interface Stack {
   server: RunningServer;
   site: { url: string; close(): Promise<void> };
   browser: Browser;
-  /** A fresh browser context (its own storage: another device) pointed at this stack's backend. */
-  newContext(): Promise<BrowserContext>;
+  /**
+   * A fresh browser context (its own storage: another device) pointed at this stack's backend,
+   * or at `backendUrl` (e.g. a proxy standing for the device's network).
+   */
+  newContext(options?: { backendUrl?: string }): Promise<BrowserContext>;
   stop(): Promise<void>;
 }
 
@@ -32,7 +35,7 @@ export async function startStack(): Promise<Stack> {
     server,
     site,
     browser,
-    async newContext() {
+    async newContext(options = {}) {
       const context = await browser.newContext({
         acceptDownloads: true,
         viewport: { width: 1280, height: 800 },
@@ -41,7 +44,7 @@ export async function startStack(): Promise<Stack> {
         ([url, anonKey]) => {
           (globalThis as { __DRIVE_BACKEND__?: unknown }).__DRIVE_BACKEND__ = { url, anonKey };
         },
-        [server.url, server.anonKey] as const,
+        [options.backendUrl ?? server.url, server.anonKey] as const,
       );
       return context;
     },

@@ -1,11 +1,17 @@
 /**
  * `pnpm start`: Drive on one machine. Starts @app/backend-server on embedded PGlite with
- * Drive's backend (apps/web/backend: migrations, seed, functions; data kept under the
- * git-ignored `.data/` at the repository root; passwords of at least 8 characters), serves
- * the built web app, and prints the URL to open and the demo account. Ctrl-C stops both.
- * User tokens are signed with an ES256 key, as on a hosted project today: made once and
- * kept in `<data dir>/signing_keys.json` (what `backend-server gen signing-key --append`
- * writes), so sessions survive restarts.
+ * Drive's backend folder (apps/web/backend, in the hosted CLI's layout: config.toml,
+ * migrations, seed, functions; data kept under the git-ignored `.data/` at the repository
+ * root, or DRIVE_DATA_DIR), serves the built web app, and prints the URL to open and the demo
+ * account. Ctrl-C stops both.
+ *
+ * PORT (default 5173) is the page's port; BACKEND_PORT the backend's (default: `[api] port`
+ * of config.toml, 54321). The page served is told where its backend is at run time, so the
+ * same build works on any ports.
+ *
+ * User tokens are signed with an ES256 key, as on a hosted project today: made once and kept
+ * in `<data dir>/signing_keys.json` (what `backend-server gen signing-key --append` writes),
+ * so sessions survive restarts.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -14,10 +20,21 @@ import { generateSigningKey, type SigningKeyJwk, startServer } from '@app/backen
 import { serveStatic } from '../e2e/static-server';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
-const backendPort = Number(process.env.BACKEND_PORT ?? 54321);
-const webPort = Number(process.env.PORT ?? 5173);
 
-const dataDir = process.env.DRIVE_DATA_DIR ?? here('../../../.data');
+function port(name: string, fallback?: number): number | undefined {
+  const text = process.env[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0 || value > 65535) {
+    console.error(`${name} must be a port number (0–65535), not "${text}".`);
+    process.exit(1);
+  }
+  return value;
+}
+
+const backendPort = port('BACKEND_PORT');
+const webPort = port('PORT', 5173) as number;
+const dataDir = process.env.DRIVE_DATA_DIR || here('../../../.data');
 
 /** The project's signing keys: the saved list, or a new ES256 key saved for next time. */
 async function signingKeys(): Promise<SigningKeyJwk[]> {
@@ -33,23 +50,29 @@ async function signingKeys(): Promise<SigningKeyJwk[]> {
   return keys;
 }
 
+// The page learns its backend at run time (see src/lib/client.ts), so the same build works
+// on any ports; `<` is escaped so the values cannot end the script element.
+let settings = '{}';
+const site = await serveStatic(here('../dist'), {
+  port: webPort,
+  head: () => `<script>window.__DRIVE_BACKEND__ = ${settings};</script>`,
+}).catch((error: unknown) => {
+  console.error(`Could not serve the web app: ${error instanceof Error ? error.message : error}`);
+  process.exit(1);
+});
 const backend = await startServer({
-  port: backendPort,
+  projectDir: here('../backend'),
+  ...(backendPort === undefined ? {} : { port: backendPort }),
   dataDir,
   signingKeys: await signingKeys(),
-  migrationsDir: here('../backend/migrations'),
-  seedFile: here('../backend/seed.sql'),
-  functionsDir: here('../backend/functions'),
-  auth: { passwordMinLength: 8 },
-}).catch((error: unknown) => {
+  // Links in mails lead to the page served here.
+  auth: { siteUrl: site.url },
+}).catch(async (error: unknown) => {
   console.error(`Could not start the backend: ${error instanceof Error ? error.message : error}`);
+  await site.close();
   process.exit(1);
 });
-const site = await serveStatic(here('../dist'), { port: webPort }).catch(async (error: unknown) => {
-  console.error(`Could not serve the web app: ${error instanceof Error ? error.message : error}`);
-  await backend.stop();
-  process.exit(1);
-});
+settings = JSON.stringify({ url: backend.url, anonKey: backend.anonKey }).replace(/</g, '\\u003c');
 
 console.log(`
   Drive is running: ${site.url}
@@ -57,7 +80,8 @@ console.log(`
   Demo account:  demo@example.com / drive-demo-password
   Backend:       ${backend.url} (anon key ${backend.anonKey.slice(0, 16)}…)
   Signing key:   ${backend.signingKeys.current().alg} ${backend.signingKeys.current().kid}
-  Mail outbox:   ${backend.url}/_dev/mail (sign-up confirmations, password resets)
+  Console:       ${backend.consoleUrl ?? 'not served'}
+  Mail outbox:   ${backend.mailUrl ?? `${backend.url}/_dev/mail`} (sign-up confirmations, password resets)
 
   Press Ctrl-C to stop.
 `);

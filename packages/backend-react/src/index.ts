@@ -12,6 +12,14 @@ export { type SessionState, useAuth, useSession, useUser } from './auth';
 export { type ClaimsAuthLike, type ClaimsState, useClaims } from './claims';
 export { errorMessage } from './error-message';
 export {
+  type ChangeFilter,
+  type LiveMessage,
+  type LiveQueriesOptions,
+  type LiveTopicOptions,
+  useLiveQueries,
+  useLiveTopic,
+} from './live';
+export {
   type FactorLike,
   type MfaChallenge,
   type MfaEnrollment,
@@ -42,14 +50,11 @@ export {
 } from './query';
 export { type RangeQueryOptions, type RangeQueryResult, useRangeQuery } from './range';
 export {
-  type ChangeFilter,
   type ChannelStatus,
-  type LiveQueriesOptions,
   type PresenceResult,
   type UseChannelOptions,
   type UsePresenceOptions,
   useChannel,
-  useLiveQueries,
   usePresence,
 } from './realtime';
 export type {

@@ -1,4 +1,3 @@
-import { type QueryKey, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { useBackendClient } from './provider';
 import type { ChannelLike, RealtimeClientLike } from './types';
@@ -82,96 +81,6 @@ export function useChannel(
   }, [client, name, enabled]);
 
   return status;
-}
-
-/** One `postgres_changes` subscription: which rows to watch. */
-export interface ChangeFilter {
-  /** Default `'*'` (INSERT, UPDATE and DELETE). */
-  event?: '*' | 'INSERT' | 'UPDATE' | 'DELETE';
-  /** Default `'public'`. */
-  schema?: string;
-  table: string;
-  /** A PostgREST-style filter, e.g. `folder_id=eq.<id>`. */
-  filter?: string;
-}
-
-/** Options of {@link useLiveQueries}. */
-export interface LiveQueriesOptions {
-  enabled?: boolean;
-  /** Coalesce bursts of changes into one refetch, in ms. Default 150. */
-  debounceMs?: number;
-  /** Called with each change payload (after the refetch is scheduled). */
-  onChange?: (payload: unknown) => void;
-}
-
-/**
- * Keeps cached queries fresh from `postgres_changes`: every change on the watched tables
- * refetches the queries under `queryKeys` (debounced), and so does each (re)join, so nothing
- * missed while disconnected stays stale. Row visibility is decided by the backend (RLS).
- *
- * @example
- * useLiveQueries('files-live', [{ table: 'files' }, { table: 'folders' }], [['files'], ['folders']]);
- */
-export function useLiveQueries(
-  name: string,
-  changes: ChangeFilter[],
-  queryKeys: QueryKey[],
-  options: LiveQueriesOptions = {},
-): ChannelStatus {
-  const queryClient = useQueryClient();
-  const keys = useRef(queryKeys);
-  keys.current = queryKeys;
-  const onChange = useRef(options.onChange);
-  onChange.current = options.onChange;
-  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
-  const debounceMs = options.debounceMs ?? 150;
-
-  useEffect(
-    () => () => {
-      if (timer.current) clearTimeout(timer.current);
-    },
-    [],
-  );
-
-  const refresh = () => {
-    if (timer.current) clearTimeout(timer.current);
-    timer.current = setTimeout(() => {
-      timer.current = null;
-      for (const queryKey of keys.current) void queryClient.invalidateQueries({ queryKey });
-    }, debounceMs);
-  };
-
-  const spec = JSON.stringify(changes);
-  const joinedOnce = useRef(false);
-  return useChannel(
-    `${name}:${spec}`,
-    (channel) => {
-      for (const change of changes) {
-        channel.on(
-          'postgres_changes',
-          {
-            event: change.event ?? '*',
-            schema: change.schema ?? 'public',
-            table: change.table,
-            ...(change.filter ? { filter: change.filter } : {}),
-          },
-          (payload: unknown) => {
-            refresh();
-            onChange.current?.(payload);
-          },
-        );
-      }
-    },
-    {
-      enabled: options.enabled ?? true,
-      onStatus: (status) => {
-        if (status === 'SUBSCRIBED') {
-          if (joinedOnce.current) refresh();
-          joinedOnce.current = true;
-        }
-      },
-    },
-  );
 }
 
 /** Options of {@link usePresence}. */

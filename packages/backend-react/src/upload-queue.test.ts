@@ -130,4 +130,82 @@ describe('createUploadQueue', () => {
     await flush();
     expect(queue.getItems()[0]).toMatchObject({ state: 'paused', bytesUploaded: 0 });
   });
+
+  it('restores unfinished uploads paused, resumes them once they have their file again', async () => {
+    const { calls, run } = manualRunner();
+    const queue = createUploadQueue({ run });
+    const [id] = queue.restore([
+      {
+        name: 'film.mov',
+        size: 100,
+        target: 'folder-1',
+        bytesUploaded: 40,
+        meta: { fileId: 'f1' },
+      },
+    ]);
+    expect(queue.getItems()[0]).toMatchObject({
+      name: 'film.mov',
+      state: 'paused',
+      pausedBy: 'reload',
+      bytesUploaded: 40,
+      file: null,
+      target: 'folder-1',
+      meta: { fileId: 'f1' },
+    });
+    queue.resume(id as string);
+    queue.setOnline(false);
+    queue.setOnline(true);
+    await flush();
+    expect(calls).toHaveLength(0);
+    const file = blob('film.mov', 100);
+    queue.provideFile(id as string, file);
+    expect(states(queue)).toEqual(['film.mov:paused']);
+    queue.resume(id as string);
+    expect(calls[0]?.item).toMatchObject({ file, meta: { fileId: 'f1' }, target: 'folder-1' });
+    calls[0]?.control.setMeta({ fileId: 'f1', url: 'u' });
+    calls[0]?.resolve('row');
+    await flush();
+    expect(queue.getItems()[0]).toMatchObject({ state: 'done', meta: { fileId: 'f1', url: 'u' } });
+  });
+
+  it('takes entries with their own name, target and data', () => {
+    const { calls, run } = manualRunner();
+    const queue = createUploadQueue({ run });
+    queue.add([{ file: blob('a.txt', 1), target: 'sub', meta: 'handle' }, blob('b.txt', 2)], 'top');
+    expect(calls.map((c) => [c.item.name, c.item.target, c.item.meta])).toEqual([
+      ['a.txt', 'sub', 'handle'],
+      ['b.txt', 'top', null],
+    ]);
+  });
+
+  it('tells the app of every cancel, running or not; dismiss() and clear() forget without one', async () => {
+    const { calls, run } = manualRunner();
+    const cancelled: string[] = [];
+    const queue = createUploadQueue({
+      run,
+      concurrency: 1,
+      onCancel: (i) => cancelled.push(i.name),
+    });
+    queue.add([blob('running', 1), blob('waiting', 1)]);
+    const [restored] = queue.restore([{ name: 'restored', size: 5 }]);
+    const ids = queue.getItems().map((i) => i.id);
+    queue.cancel(ids[1] as string);
+    queue.cancel(restored as string);
+    queue.cancel(ids[0] as string);
+    await flush();
+    expect(cancelled).toEqual(['waiting', 'restored', 'running']);
+    expect(calls[0]?.control.signal.reason).toBe('cancel');
+
+    const [restoredAgain] = queue.restore([{ name: 'again', size: 5 }]);
+    queue.dismiss(restoredAgain as string);
+    expect(queue.getItems().map((i) => i.name)).toEqual([]);
+    queue.add([blob('left', 1)]);
+    queue.dismiss(queue.getItems()[0]?.id as string);
+    expect(states(queue)).toEqual(['left:uploading']);
+    queue.clear();
+    await flush();
+    expect(queue.getItems()).toEqual([]);
+    expect(calls[1]?.control.signal.reason).toBe('pause');
+    expect(cancelled).toEqual(['waiting', 'restored', 'running']);
+  });
 });

@@ -12,7 +12,11 @@ export type UploadState = 'queued' | 'uploading' | 'paused' | 'retrying' | 'fail
 export interface UploadItem<TResult = unknown> {
   /** Queue-local id. */
   id: string;
-  file: Blob;
+  /**
+   * The bytes to send; null for an upload restored after a reload until the app gives the
+   * file again ({@link UploadQueue.provideFile}).
+   */
+  file: Blob | null;
   /** File name (a `File`'s name, or the one given to `add`). */
   name: string;
   /** Bytes in total. */
@@ -26,14 +30,39 @@ export interface UploadItem<TResult = unknown> {
   rate: number;
   /** Seconds left at the recent rate, or null when unknown. */
   etaSeconds: number | null;
-  /** Why it is paused: the user, or the network going away. */
-  pausedBy: 'user' | 'offline' | null;
+  /**
+   * Why it is paused: the user, the network going away, or a reload (restored with
+   * {@link UploadQueue.restore}: it resumes once it has its file again).
+   */
+  pausedBy: 'user' | 'offline' | 'reload' | null;
   /** When the next retry starts (epoch ms), while `state` is `'retrying'`. */
   retryAt: number | null;
   /** The failure, while `state` is `'failed'`. */
   error: unknown;
   /** What `run` resolved with, once `done`. */
   result: TResult | null;
+  /** The app's own data for this upload (given to `add`/`restore`, or set by `run`). */
+  meta: unknown;
+}
+
+/** One file to queue, with where it goes and the app's data (see {@link UploadQueue.add}). */
+export interface UploadEntry {
+  file: Blob;
+  /** Default: the file's name. */
+  name?: string;
+  /** Default: the `target` given to `add`. */
+  target?: unknown;
+  meta?: unknown;
+}
+
+/** An unfinished upload to list again after a reload (see {@link UploadQueue.restore}). */
+export interface RestoredUpload {
+  name: string;
+  size: number;
+  target?: unknown;
+  /** Bytes the server had when it was last heard of. */
+  bytesUploaded?: number;
+  meta?: unknown;
 }
 
 /** What `run` gets to report and to stop. */
@@ -44,6 +73,8 @@ export interface UploadControl {
   onProgress(bytesUploaded: number, bytesTotal?: number): void;
   /** Report that a failed attempt will be retried in `delayMs`. */
   onRetry(delayMs: number, error: unknown): void;
+  /** Keep the app's data of this upload (e.g. the id the backend gave it). */
+  setMeta(meta: unknown): void;
 }
 
 /**
@@ -52,7 +83,7 @@ export interface UploadControl {
  * it should stop and settle; on `'cancel'` it should also discard the partial upload.
  */
 export type UploadRunner<TResult> = (
-  item: UploadItem<TResult>,
+  item: UploadItem<TResult> & { file: Blob },
   control: UploadControl,
 ) => Promise<TResult>;
 
@@ -65,6 +96,11 @@ export interface UploadQueueOptions<TResult> {
   onDone?: (item: UploadItem<TResult>) => void;
   /** Called when an upload fails for good. */
   onError?: (item: UploadItem<TResult>, error: unknown) => void;
+  /**
+   * Called once an upload is cancelled, running or not (after `run` was told to stop): the
+   * place to discard what the backend holds of it.
+   */
+  onCancel?: (item: UploadItem<TResult>) => void;
   /** Clock, for tests. Default `Date.now`. */
   now?: () => number;
   /** Minimum ms between progress-only notifications. Default 100. */
@@ -76,9 +112,17 @@ export interface UploadQueue<TResult = unknown> {
   /** Every upload, oldest first (a new array after every change). */
   getItems(): readonly UploadItem<TResult>[];
   subscribe(listener: () => void): () => void;
-  /** Queue files; returns their ids. */
-  add(files: Iterable<Blob>, target?: unknown): string[];
+  /** Queue files (or entries with their own name, target and data); returns their ids. */
+  add(files: Iterable<Blob | UploadEntry>, target?: unknown): string[];
+  /**
+   * Lists unfinished uploads again after a reload, paused (`pausedBy: 'reload'`) and without
+   * their file; returns their ids.
+   */
+  restore(uploads: Iterable<RestoredUpload>): string[];
+  /** Gives a restored upload its file again (it stays paused until `resume`). */
+  provideFile(id: string, file: Blob): void;
   pause(id: string): void;
+  /** Resumes a paused upload that has its file. */
   resume(id: string): void;
   /** Stop and forget an upload (its partial data is discarded by `run`). */
   cancel(id: string): void;
@@ -87,8 +131,15 @@ export interface UploadQueue<TResult = unknown> {
   pauseAll(): void;
   resumeAll(): void;
   cancelAll(): void;
+  /** Forgets one upload that is not running, discarding nothing (no `onCancel`). */
+  dismiss(id: string): void;
   /** Forget finished uploads. */
   clearDone(): void;
+  /**
+   * Stops every upload, discarding nothing (no `onCancel`), and forgets them all — e.g. on
+   * sign-out.
+   */
+  clear(): void;
   /** Tell the queue whether the network is up: offline pauses everything, online resumes it. */
   setOnline(online: boolean): void;
   readonly online: boolean;
@@ -101,6 +152,28 @@ interface Running {
 
 const RATE_WINDOW_MS = 5_000;
 let counter = 0;
+const nextId = () => {
+  counter += 1;
+  return `upload-${counter}`;
+};
+
+/** A fresh item's fields. */
+const blank = (id: string) => ({
+  id,
+  file: null,
+  name: 'file',
+  size: 0,
+  target: null as unknown,
+  state: 'queued' as UploadState,
+  bytesUploaded: 0,
+  rate: 0,
+  etaSeconds: null,
+  pausedBy: null,
+  retryAt: null,
+  error: null,
+  result: null,
+  meta: null as unknown,
+});
 
 /**
  * Creates an upload queue: at most `concurrency` uploads run, the rest wait in order;
@@ -150,7 +223,7 @@ export function createUploadQueue<TResult = unknown>(
     run.controller.abort(reason);
   };
 
-  const start = (item: UploadItem<TResult>) => {
+  const start = (item: UploadItem<TResult> & { file: Blob }) => {
     const controller = new AbortController();
     const run: Running = { controller, samples: [] };
     running.set(item.id, run);
@@ -181,6 +254,9 @@ export function createUploadQueue<TResult = unknown>(
           state === undefined,
         );
       },
+      setMeta(meta) {
+        if (current()) update(item.id, { meta }, true);
+      },
       onRetry(delayMs, error) {
         if (!current()) return;
         update(item.id, {
@@ -194,7 +270,13 @@ export function createUploadQueue<TResult = unknown>(
     };
     let promise: Promise<TResult>;
     try {
-      promise = Promise.resolve(options.run(find(item.id) ?? item, control));
+      const latest = find(item.id);
+      promise = Promise.resolve(
+        options.run(
+          latest?.file ? (latest as UploadItem<TResult> & { file: Blob }) : item,
+          control,
+        ),
+      );
     } catch (error) {
       promise = Promise.reject(error);
     }
@@ -230,7 +312,7 @@ export function createUploadQueue<TResult = unknown>(
     if (!online) return;
     for (const item of items) {
       if (running.size >= concurrency) break;
-      if (item.state === 'queued') start(item);
+      if (item.state === 'queued' && item.file) start(item as UploadItem<TResult> & { file: Blob });
     }
   };
 
@@ -242,32 +324,50 @@ export function createUploadQueue<TResult = unknown>(
     },
     add(files, target = null) {
       const ids: string[] = [];
-      for (const file of files) {
-        counter += 1;
-        const id = `upload-${counter}`;
+      for (const given of files) {
+        const entry: UploadEntry = given instanceof Blob ? { file: given } : given;
+        const id = nextId();
         ids.push(id);
         items = [
           ...items,
           {
-            id,
-            file,
-            name: (file as File).name ?? 'file',
-            size: file.size,
-            target,
-            state: 'queued',
-            bytesUploaded: 0,
-            rate: 0,
-            etaSeconds: null,
-            pausedBy: null,
-            retryAt: null,
-            error: null,
-            result: null,
+            ...blank(id),
+            file: entry.file,
+            name: entry.name ?? (entry.file as File).name ?? 'file',
+            size: entry.file.size,
+            target: entry.target === undefined ? target : entry.target,
+            meta: entry.meta ?? null,
           },
         ];
       }
       emit();
       pump();
       return ids;
+    },
+    restore(uploads) {
+      const ids: string[] = [];
+      for (const upload of uploads) {
+        const id = nextId();
+        ids.push(id);
+        items = [
+          ...items,
+          {
+            ...blank(id),
+            name: upload.name,
+            size: upload.size,
+            target: upload.target ?? null,
+            state: 'paused',
+            pausedBy: 'reload',
+            bytesUploaded: Math.min(upload.size, Math.max(0, upload.bytesUploaded ?? 0)),
+            meta: upload.meta ?? null,
+          },
+        ];
+      }
+      emit();
+      return ids;
+    },
+    provideFile(id, file) {
+      update(id, { file });
     },
     pause(id) {
       const item = find(id);
@@ -278,14 +378,17 @@ export function createUploadQueue<TResult = unknown>(
     },
     resume(id) {
       const item = find(id);
-      if (item?.state !== 'paused') return;
+      if (item?.state !== 'paused' || !item.file) return;
       update(id, { state: 'queued', pausedBy: null });
       pump();
     },
     cancel(id) {
+      const item = find(id);
+      if (!item) return;
       stop(id, 'cancel');
-      items = items.filter((item) => item.id !== id);
+      items = items.filter((i) => i.id !== id);
       emit();
+      options.onCancel?.(item);
       pump();
     },
     retry(id) {
@@ -303,8 +406,18 @@ export function createUploadQueue<TResult = unknown>(
     cancelAll() {
       for (const item of [...items]) if (item.state !== 'done') this.cancel(item.id);
     },
+    dismiss(id) {
+      if (running.has(id) || !find(id)) return;
+      items = items.filter((item) => item.id !== id);
+      emit();
+    },
     clearDone() {
       items = items.filter((item) => item.state !== 'done');
+      emit();
+    },
+    clear() {
+      for (const item of items) stop(item.id, 'pause');
+      items = [];
       emit();
     },
     setOnline(next) {
@@ -325,7 +438,7 @@ export function createUploadQueue<TResult = unknown>(
         }
       } else {
         for (const item of items) {
-          if (item.state === 'paused' && item.pausedBy === 'offline') {
+          if (item.state === 'paused' && item.pausedBy === 'offline' && item.file) {
             update(item.id, { state: 'queued', pausedBy: null });
           }
         }

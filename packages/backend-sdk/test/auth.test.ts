@@ -260,16 +260,35 @@ describe('auth client', () => {
     expect((await tabB.getSession()).data.session?.access_token).toBe(
       refreshed.data.session?.access_token,
     );
-    // A tab that still holds the rotated token (it missed the broadcast) adopts the
-    // session in storage instead of presenting the old token.
-    const old = signedUp.data.session?.refresh_token as string;
-    const adopted = await tabB.refreshSession({ refresh_token: old });
-    expect(adopted.error).toBeNull();
-    expect(adopted.data.session?.refresh_token).toBe(refreshed.data.session?.refresh_token);
     expect(recB.log.filter((r) => r.path === '/auth/v1/token')).toHaveLength(0);
     expect(recA.log.filter((r) => r.path === '/auth/v1/token')).toHaveLength(1);
     tabA.dispose();
     tabB.dispose();
+    expect(signedUp.error).toBeNull();
+  });
+
+  it('a tab that missed the broadcast adopts the session in storage instead of presenting the spent token', async () => {
+    const storage = memoryStorage();
+    const recA = recordingFetch();
+    const recC = recordingFetch();
+    const options = { storage, storageKey: 'missed-broadcast', crossTab: true };
+    const tabA = createAuthClient(server.url, server.anonKey, { ...options, fetch: recA.fetch });
+    await tabA.signUp({ email: freshEmail(), password: PASSWORD });
+    // Tab C shares the storage but hears no broadcast (its channel is gone, as in a frozen tab).
+    const Channel = globalThis.BroadcastChannel;
+    (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined;
+    const tabC = createAuthClient(server.url, server.anonKey, { ...options, fetch: recC.fetch });
+    (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = Channel;
+    await tabC.ready;
+    const spent = (await tabC.getSession()).data.session?.refresh_token;
+    const refreshed = await tabA.refreshSession();
+    expect((await tabC.getSession()).data.session?.refresh_token).toBe(spent);
+    const adopted = await tabC.refreshSession();
+    expect(adopted.error).toBeNull();
+    expect(adopted.data.session?.refresh_token).toBe(refreshed.data.session?.refresh_token);
+    expect(recC.log.filter((r) => r.path === '/auth/v1/token')).toHaveLength(0);
+    tabA.dispose();
+    tabC.dispose();
   });
 
   it('a rejected refresh token signs out; a network failure retries and keeps the session', async () => {

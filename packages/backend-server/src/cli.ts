@@ -1,5 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { DATA_COMMANDS } from './data/commands';
 import type { SigningKeyJwk } from './http/signing-keys';
 import {
   createApiKeys,
@@ -24,6 +25,8 @@ Usage:
   backend-server --help                  show this help
 
 Options of start:
+  --project DIR         a project in the hosted CLI layout: DIR/config.toml, DIR/migrations,
+                        DIR/seed.sql, DIR/functions (the flags below win over config.toml)
   --port N              TCP port (default 54321; 0 = any free port)
   --host H              interface to listen on (default 127.0.0.1)
   --data-dir DIR        keep the database and stored files in DIR (default: in memory)
@@ -40,10 +43,19 @@ Options of start:
   --smtp-url URL        send mail through this SMTP server (smtp://…) besides the outbox
   --site-url URL        where links in mails lead (default the server URL)
   --log                 log requests and mails
+  --no-console          do not serve the console at /_console
+  --console-remote      serve the console on a non-loopback --host too (needs --console-password)
+  --console-password P  password that unlocks the console from another machine
+  --import FILE         load this archive (backend-server export) into the database at start
+  --export-on-exit FILE write an archive of the database and stored files when stopped
   -h, --help            show this help
+
+Data commands (see backend-server db --help):
+  backend-server db dump | db reset | migration new NAME | export FILE | import FILE
 `;
 
 const OPTIONS = {
+  project: { type: 'string' },
   port: { type: 'string' },
   host: { type: 'string' },
   'data-dir': { type: 'string' },
@@ -62,6 +74,11 @@ const OPTIONS = {
   'smtp-url': { type: 'string' },
   'site-url': { type: 'string' },
   log: { type: 'boolean' },
+  'no-console': { type: 'boolean' },
+  'console-remote': { type: 'boolean' },
+  'console-password': { type: 'string' },
+  import: { type: 'string' },
+  'export-on-exit': { type: 'string' },
   schema: { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -116,6 +133,10 @@ const signingKeyLine = (key: { kid: string | null; alg: string }) =>
   key.kid ? `${key.alg} ${key.kid}` : 'HS256 (the JWT secret)';
 
 async function main(argv: string[]): Promise<number> {
+  if (DATA_COMMANDS.has(argv[0] ?? '')) {
+    const { runDataCommand } = await import('./data/cli');
+    return runDataCommand(argv);
+  }
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -165,6 +186,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const started = Date.now();
   const server = await startServer({
+    ...(values.project ? { projectDir: values.project } : {}),
     ...(values.port !== undefined ? { port: integer('port', values.port) } : {}),
     ...(values.host ? { host: values.host } : {}),
     ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}),
@@ -184,8 +206,15 @@ async function main(argv: string[]): Promise<number> {
       ...(values['smtp-url'] ? { smtpUrl: values['smtp-url'] } : {}),
       ...(values['site-url'] ? { siteUrl: values['site-url'] } : {}),
     },
+    console: {
+      ...(values['no-console'] ? { enabled: false } : {}),
+      ...(values['console-remote'] ? { remote: true } : {}),
+      ...(values['console-password'] ? { password: values['console-password'] } : {}),
+    },
+    ...(values.import ? { importFile: values.import } : {}),
     log: values.log ?? false,
   });
+  const exportOnExit = values['export-on-exit'];
   process.stdout.write(
     [
       `backend-server started in ${Date.now() - started} ms`,
@@ -195,8 +224,9 @@ async function main(argv: string[]): Promise<number> {
       `  Storage:          ${server.url}/storage/v1`,
       `  Functions:        ${server.url}/functions/v1`,
       `  Realtime:         ${server.url.replace(/^http/, 'ws')}/realtime/v1`,
-      `  Mail outbox:      ${server.url}/_dev/mail (service role)`,
-      `  SMS outbox:       ${server.url}/_dev/sms (service role)`,
+      `  Console:          ${server.consoleUrl ?? 'not served (see --console-remote)'}`,
+      `  Mail outbox:      ${server.mailUrl ?? `${server.url}/_dev/mail (service_role key)`}`,
+      `  SMS outbox:       ${server.url}/_dev/sms (service_role key; the console's Mail screen, SMS tab)`,
       `  JWT secret:       ${server.jwtSecret}`,
       `  signing key:      ${signingKeyLine(server.signingKeys.current())}`,
       `  publishable key:  ${server.publishableKey}`,
@@ -214,6 +244,13 @@ async function main(argv: string[]): Promise<number> {
     process.once('SIGINT', () => shutdown('SIGINT'));
     process.once('SIGTERM', () => shutdown('SIGTERM'));
   });
+  if (exportOnExit) {
+    const { exportArchive } = await import('./data/archive');
+    const summary = await exportArchive(server.db, server.storageDir, exportOnExit);
+    process.stdout.write(
+      `exported ${summary.rows} rows and ${summary.objects} objects to ${exportOnExit}\n`,
+    );
+  }
   await server.stop();
   process.stdout.write('stopped\n');
   return 0;

@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseHookUri } from './auth/hooks';
+import { mergeOptions, projectOptions } from './config-project';
 import {
   type MfaOptions,
   type ResolvedMfa,
@@ -180,9 +182,38 @@ export interface ImageTransformationOptions {
   cacheBytes?: number;
 }
 
+/** The local console at `/_console` (see the README's "Console" section). */
+export interface ConsoleOptions {
+  /** Serve the console at all. Default true. */
+  enabled?: boolean;
+  /**
+   * Serve it when the server listens on an address other than loopback. Refused unless a
+   * `password` is set too. Default false.
+   */
+  remote?: boolean;
+  /** Password that unlocks the console from any address (needed with `remote`). */
+  password?: string;
+  /** The console's own secret (default: random per process, printed in the start banner's links). */
+  token?: string;
+  /** The built console app (default: `apps/console/dist` of this repository, when built). */
+  assetsDir?: string;
+  /** Entries the live log keeps in memory. Default 5000. */
+  logCapacity?: number;
+}
+
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
-  /** TCP port; 0 picks a free one. Default 54321. */
+  /**
+   * A project folder in the layout the hosted platform's CLI reads (its `supabase/` folder):
+   * `config.toml`, `migrations/`, `seed.sql` (or `[db.seed] sql_paths`), `functions/`. The
+   * settings of `config.toml` this server understands are used (see `projectOptions` in
+   * config-project.ts); options given here win over them.
+   *
+   * @example
+   * await startServer({ projectDir: 'apps/web/backend', port: 0 });
+   */
+  projectDir?: string;
+  /** TCP port; 0 picks a free one. Default 54321 (or `[api] port` of the project). */
   port?: number;
   /** Interface to listen on. Default 127.0.0.1. */
   host?: string;
@@ -233,6 +264,12 @@ export interface StartServerOptions {
   storage?: StorageOptions;
   realtime?: RealtimeOptions;
   functions?: FunctionsOptions;
+  console?: ConsoleOptions;
+  /**
+   * An archive (`backend-server export`) loaded into the database at start, replacing its
+   * project data and stored files, before migrations run (the Firebase emulators' `--import`).
+   */
+  importFile?: string;
   /** Log requests and mails to the console. Default false. */
   log?: boolean;
 }
@@ -244,6 +281,8 @@ export interface ServerConfig {
   /** Public base URL (set once listening). */
   url: string;
   dataDir: string | null;
+  /** The project folder (hosted CLI layout), whose `config.toml` functions settings follow. */
+  projectDir: string | null;
   /** Where stored files live: `<dataDir>/storage`, or a temp dir removed on stop. */
   storageDir: string;
   storageDirIsTemp: boolean;
@@ -288,6 +327,14 @@ export interface ServerConfig {
     /** Global default (null: not set) and per-name overrides. */
     verifyJwt: { all: boolean | null; byName: Record<string, boolean> };
   };
+  console: {
+    enabled: boolean;
+    remote: boolean;
+    password: string | null;
+    token: string;
+    assetsDir: string | null;
+    logCapacity: number;
+  };
   log: boolean;
 }
 
@@ -316,8 +363,11 @@ function resolveImageTransformation(
   };
 }
 
-/** Fills in defaults and derived values (keys, storage dir). */
-export async function resolveConfig(options: StartServerOptions = {}): Promise<ServerConfig> {
+/** Fills in defaults and derived values (keys, storage dir), after the project's settings. */
+export async function resolveConfig(given: StartServerOptions = {}): Promise<ServerConfig> {
+  const options = given.projectDir
+    ? mergeOptions(await projectOptions(given.projectDir), given)
+    : given;
   const jwtSecret = options.jwtSecret ?? DEFAULT_JWT_SECRET;
   if (jwtSecret.length < 32) throw new Error('jwtSecret must be at least 32 characters long');
   const { anonKey, serviceRoleKey } = await createApiKeys(jwtSecret);
@@ -342,6 +392,7 @@ export async function resolveConfig(options: StartServerOptions = {}): Promise<S
     host: options.host ?? '127.0.0.1',
     url: '',
     dataDir,
+    projectDir: abs(options.projectDir),
     storageDir,
     storageDirIsTemp: !dataDir,
     databaseUrl: options.databaseUrl ?? null,
@@ -389,7 +440,24 @@ export async function resolveConfig(options: StartServerOptions = {}): Promise<S
       signedUploadExpiry: options.storage?.signedUploadExpiry ?? 60,
       imageTransformation: resolveImageTransformation(options.storage?.imageTransformation ?? {}),
     },
+    console: resolveConsole(options.console ?? {}),
     log: options.log ?? false,
+  };
+}
+
+function resolveConsole(options: ConsoleOptions): ServerConfig['console'] {
+  const logCapacity = options.logCapacity ?? 5000;
+  if (!(Number.isInteger(logCapacity) && logCapacity >= 1))
+    throw new Error('console.logCapacity must be a positive integer');
+  if (options.token !== undefined && options.token.length < 16)
+    throw new Error('console.token must be at least 16 characters long');
+  return {
+    enabled: options.enabled ?? true,
+    remote: options.remote ?? false,
+    password: options.password || null,
+    token: options.token ?? randomBytes(24).toString('base64url'),
+    assetsDir: abs(options.assetsDir),
+    logCapacity,
   };
 }
 

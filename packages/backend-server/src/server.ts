@@ -4,6 +4,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { resolveConfig, type StartServerOptions } from './config';
+import { consoleLink } from './console/index';
+import { lockDataDir } from './data/lock';
 import { applyMigrations, applySeed, type Database, openDatabase, ROLES_SQL } from './db/index';
 import { createApp } from './http/app';
 import type { SigningKeys } from './http/signing-keys';
@@ -25,6 +27,15 @@ export interface RunningServer {
   /** The legacy JWT secret. */
   jwtSecret: string;
   /**
+   * The console for the person who started the server, its secret in the fragment
+   * (`http://127.0.0.1:54321/_console/#token=…`); null when the console is not served.
+   */
+  consoleUrl: string | null;
+  /** The console's mail screen (the outbox), as {@link consoleUrl}. */
+  mailUrl: string | null;
+  /** Where stored files are kept (`<dataDir>/storage`, or a temp dir removed at stop). */
+  storageDir: string;
+  /**
    * The signing keys: list them, add a standby key, rotate, revoke (as the hosted dashboard
    * does); every service sees a change at once.
    */
@@ -40,6 +51,11 @@ export interface RunningServer {
 export interface StartServerInternals {
   /** Services to run instead of the default list (tests of one service). */
   services?: readonly ServiceModule[];
+}
+
+/** The platform scripts of a list of services, in order (roles first). */
+export function platformScripts(modules: readonly ServiceModule[] = SERVICES): string[] {
+  return [ROLES_SQL, ...modules.flatMap((m) => (m.platformSql ? [m.platformSql] : []))];
 }
 
 /**
@@ -58,14 +74,16 @@ export async function startServer(
 ): Promise<RunningServer> {
   const config = await resolveConfig(options);
   const modules = internals.services ?? SERVICES;
-  const platformSql = [
-    ROLES_SQL,
-    ...modules.flatMap((m) => (m.platformSql ? [m.platformSql] : [])),
-  ];
+  const platformSql = platformScripts(modules);
+  // One process at a time on a data directory (a second one would corrupt the database).
+  const unlock = config.dataDir ? await lockDataDir(config.dataDir) : null;
   const db = await openDatabase({
     dataDir: config.dataDir ?? undefined,
     databaseUrl: config.databaseUrl ?? undefined,
     platformSql,
+  }).catch(async (error: unknown) => {
+    await unlock?.();
+    throw error;
   });
   const instances: { module: ServiceModule; instance: ServiceInstance }[] = [];
   let http: Server | null = null;
@@ -85,8 +103,14 @@ export async function startServer(
     }
     await db.close();
     if (config.storageDirIsTemp) await rm(config.storageDir, { recursive: true, force: true });
+    await unlock?.();
   };
   try {
+    // An archive replaces the database's project data first; migrations newer than it follow.
+    if (options.importFile) {
+      const { importArchive } = await import('./data/archive');
+      await importArchive(db, config.storageDir, options.importFile, platformSql);
+    }
     if (config.migrationsDir) await applyMigrations(db, config.migrationsDir);
     if (config.seedFile) await applySeed(db, config.seedFile);
 
@@ -144,6 +168,9 @@ export async function startServer(
       publishableKey: config.publishableKeys[0] as string,
       secretKey: config.secretKeys[0] as string,
       jwtSecret: config.jwtSecret,
+      storageDir: config.storageDir,
+      consoleUrl: consoleLink(config),
+      mailUrl: consoleLink(config, 'mail'),
       signingKeys: config.signingKeys,
       db,
       request: async (input, init) => app.request(input, init),

@@ -1,4 +1,5 @@
 import { authService } from './auth/index';
+import { consoleService } from './console/index';
 import { functionsService } from './functions/index';
 import { devMailService } from './mail/index';
 import { realtimeService } from './realtime/index';
@@ -17,4 +18,5 @@ export const SERVICES: readonly ServiceModule[] = [
   functionsService,
   realtimeService,
   storageService,
+  consoleService,
 ];

@@ -171,7 +171,14 @@ const Row = memo(function Row({ index, start, selected, actions, ...entryProps }
             ★
           </span>
         ) : null}
-        {file?.status === 'uploading' ? <span className="badge">uploading</span> : null}
+        {file?.status === 'uploading' ? (
+          <span
+            className="badge"
+            title="This upload has not finished: resume it from the uploads panel"
+          >
+            incomplete
+          </span>
+        ) : null}
       </span>
       <span className="c-size">{size}</span>
       <span className="c-type">{type}</span>

@@ -1,6 +1,6 @@
 import {
   useAuth,
-  useLiveQueries,
+  useLiveTopic,
   usePresence,
   useQueryClient,
   useUploadQueue,
@@ -10,9 +10,10 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Link, NavLink, Outlet } from 'react-router';
 import { LIVE_KEYS } from '../lib/api';
 import type { AuthApi } from '../lib/client-types';
+import { fromDrop } from '../lib/dropped';
 import { markSignedIn, markSignOutByUser } from '../lib/session';
 import { forgetThumbnails } from '../lib/thumbnails';
-import { driveUploadQueue } from '../lib/uploads';
+import { driveUploadQueue, restoreUploads } from '../lib/uploads';
 import { useDrive } from '../lib/use-drive';
 import { useAddFiles } from './add-files';
 import type { LayoutContext } from './layout-context';
@@ -45,16 +46,15 @@ export default function Layout() {
   useEffect(() => {
     if (user) markSignedIn();
   }, [user]);
+  // Uploads a reload or a crash left unfinished are listed again (the tray offers Resume).
+  useEffect(() => {
+    if (user?.id) void restoreUploads(queue, user.id);
+  }, [queue, user?.id]);
 
-  useLiveQueries(
-    `drive-live:${user?.id ?? 'none'}`,
-    [
-      { table: 'files', filter: `owner_id=eq.${user?.id}` },
-      { table: 'folders', filter: `owner_id=eq.${user?.id}` },
-    ],
-    LIVE_KEYS,
-    { enabled: Boolean(user) },
-  );
+  // Live updates: the database announces every change of the user's files and folders on
+  // the private topic `drive:<user id>` (backend/migrations/*_live_updates.sql); each message,
+  // and each reconnect or wake-up of the page, refetches what is on screen.
+  useLiveTopic(`drive:${user?.id ?? 'none'}`, { event: 'change', enabled: Boolean(user) });
   // Private: the backend admits only this user (policies on realtime.messages, see
   // backend/migrations/*_presence.sql).
   const presence = usePresence(
@@ -83,8 +83,12 @@ export default function Layout() {
       e.preventDefault();
       depth.current = 0;
       setDragging(false);
-      const files = Array.from(e.dataTransfer?.files ?? []);
-      if (files.length) addFiles(files, targetRef.current);
+      if (!e.dataTransfer) return;
+      // Read now (the items are gone after the event); folders keep their tree.
+      const target = targetRef.current;
+      void fromDrop(e.dataTransfer).then((picked) => {
+        if (picked.files.length || picked.folders.length) addFiles(picked, target);
+      });
     };
     window.addEventListener('dragenter', enter);
     window.addEventListener('dragover', over);
@@ -159,7 +163,7 @@ export default function Layout() {
       <Toasts />
       {dragging ? (
         <div className="dropzone" aria-hidden="true">
-          <p>Drop files to upload them here</p>
+          <p>Drop files or folders to upload them here</p>
         </div>
       ) : null}
     </div>

@@ -1,7 +1,8 @@
 import type { UploadItem, UploadQueueView } from '@app/backend-react';
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
 import { formatBytes, formatDuration, formatRate } from '../format';
 import type { FileRow } from '../lib/api';
+import { type DriveUploadMeta, fileFromHandle } from '../lib/uploads';
 import { userErrorOf } from '../lib/use-drive';
 import { onUploadProblems } from './add-files';
 import { traySummary } from './tray-summary';
@@ -21,6 +22,8 @@ function stateText(item: UploadItem<FileRow>, now: number): string {
     case 'uploading':
       return 'Uploading';
     case 'paused':
+      if (item.pausedBy === 'reload')
+        return item.file ? 'Incomplete: ready to resume' : 'Incomplete';
       return item.pausedBy === 'offline' ? 'Paused (offline)' : 'Paused';
     case 'retrying': {
       const seconds = Math.max(0, Math.ceil(((item.retryAt ?? now) - now) / 1000));
@@ -37,14 +40,17 @@ function Row({
   item,
   view,
   now,
+  onResume,
 }: {
   item: UploadItem<FileRow>;
   view: UploadQueueView<FileRow>;
   now: number;
+  onResume(item: UploadItem<FileRow>): void;
 }) {
   const { queue } = view;
   const pct = percent(item);
-  const active = item.state === 'uploading' || item.state === 'retrying';
+  // Rate and time left once there is a rate to tell; until then, that it is starting.
+  const measured = item.state === 'uploading' && item.rate > 0;
   return (
     <li
       className={`upload upload-${item.state}`}
@@ -65,12 +71,19 @@ function Row({
         <span className="upload-numbers">
           <span className="pct">{pct}%</span> · {formatBytes(item.bytesUploaded)} of{' '}
           {formatBytes(item.size)}
-          {active ? (
+          {measured ? (
             <>
               {' '}
-              · <span className="rate">{formatRate(item.rate)}</span> ·{' '}
-              <span className="eta">{formatDuration(item.etaSeconds)} left</span>
+              · <span className="rate">{formatRate(item.rate)}</span>
+              {item.etaSeconds !== null ? (
+                <>
+                  {' '}
+                  · <span className="eta">{formatDuration(item.etaSeconds)} left</span>
+                </>
+              ) : null}
             </>
+          ) : item.state === 'uploading' ? (
+            ' · starting…'
           ) : null}
         </span>
         <span className="upload-actions">
@@ -86,8 +99,13 @@ function Row({
           {item.state === 'paused' ? (
             <button
               type="button"
-              onClick={() => queue.resume(item.id)}
+              onClick={() => onResume(item)}
               aria-label={`Resume ${item.name}`}
+              title={
+                item.file
+                  ? undefined
+                  : 'Resumes from where it stopped: pick the same file again if asked'
+              }
             >
               Resume
             </button>
@@ -116,13 +134,23 @@ function Row({
   );
 }
 
-/** The upload tray: one row per upload, with actions for each and for all. */
+/**
+ * The upload tray: one row per upload, with actions for each and for all. Uploads left
+ * unfinished by a reload or a crash are listed as incomplete: Resume takes the file from its
+ * handle where the browser kept one, else asks for the same file again. The tray folds to its
+ * one-line summary, and the page keeps room for it so it never covers the list.
+ */
 export function UploadTray({ view }: { view: UploadQueueView<FileRow> }) {
   const [open, setOpen] = useState(true);
   const [problems, setProblems] = useState<string[]>([]);
   const [now, setNow] = useState(() => Date.now());
+  const [picking, setPicking] = useState<UploadItem<FileRow> | null>(null);
+  const picker = useRef<HTMLInputElement>(null);
+  const tray = useRef<HTMLElement>(null);
   const listId = useId();
   const retrying = view.items.some((i) => i.state === 'retrying');
+  const unfinished = view.active;
+  const wasUnfinished = useRef(unfinished);
 
   useEffect(() => {
     onUploadProblems(setProblems);
@@ -133,14 +161,69 @@ export function UploadTray({ view }: { view: UploadQueueView<FileRow> }) {
     const timer = setInterval(() => setNow(Date.now()), 500);
     return () => clearInterval(timer);
   }, [retrying]);
+  // Opens again when new uploads come while it is folded.
+  useEffect(() => {
+    if (unfinished > wasUnfinished.current) setOpen(true);
+    wasUnfinished.current = unfinished;
+  }, [unfinished]);
+  // Room at the bottom of the page for the tray, so the end of the list is never under it.
+  const shown = view.items.length > 0 || problems.length > 0;
+  useLayoutEffect(() => {
+    const root = document.documentElement;
+    const element = tray.current;
+    if (!shown || !element) {
+      root.style.removeProperty('--tray-space');
+      return;
+    }
+    const measure = () =>
+      root.style.setProperty('--tray-space', `${Math.ceil(element.offsetHeight) + 16}px`);
+    measure();
+    const observer = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver(measure);
+    observer?.observe(element);
+    return () => {
+      observer?.disconnect();
+      root.style.removeProperty('--tray-space');
+    };
+  }, [shown]);
 
-  if (view.items.length === 0 && problems.length === 0) return null;
+  const resume = async (item: UploadItem<FileRow>) => {
+    if (item.file) {
+      view.queue.resume(item.id);
+      return;
+    }
+    const handle = (item.meta as DriveUploadMeta | null)?.handle;
+    const file = handle ? await fileFromHandle(handle) : null;
+    if (file && file.size === item.size) {
+      view.queue.provideFile(item.id, file);
+      view.queue.resume(item.id);
+      return;
+    }
+    // No handle (or it no longer reads): the same file, picked again.
+    setPicking(item);
+    picker.current?.click();
+  };
+  const picked = (file: File | undefined) => {
+    const item = picking;
+    setPicking(null);
+    if (!item || !file) return;
+    if (file.name !== item.name || file.size !== item.size) {
+      setProblems([
+        `To resume “${item.name}”, pick that same file (${formatBytes(item.size)}); “${file.name}” is another one.`,
+      ]);
+      return;
+    }
+    setProblems([]);
+    view.queue.provideFile(item.id, file);
+    view.queue.resume(item.id);
+  };
+
+  if (!shown) return null;
   const summary = traySummary(view.items, problems.length);
-  const anyPaused = view.items.some((i) => i.state === 'paused');
+  const anyPaused = view.items.some((i) => i.state === 'paused' && i.file);
   const anyRunning = view.items.some((i) => ['queued', 'uploading', 'retrying'].includes(i.state));
 
   return (
-    <section className="tray" aria-label="Uploads">
+    <section className={`tray${open ? '' : ' tray-folded'}`} aria-label="Uploads" ref={tray}>
       <div className="tray-head">
         <button
           type="button"
@@ -149,6 +232,7 @@ export function UploadTray({ view }: { view: UploadQueueView<FileRow> }) {
           aria-controls={listId}
           onClick={() => setOpen(!open)}
         >
+          <span className="tray-chevron" aria-hidden="true" />
           <span role="status" aria-live="polite">
             {summary}
           </span>
@@ -164,7 +248,7 @@ export function UploadTray({ view }: { view: UploadQueueView<FileRow> }) {
               Resume all
             </button>
           ) : null}
-          {view.active > 0 ? (
+          {view.active > 0 && open ? (
             <button type="button" onClick={() => view.queue.cancelAll()}>
               Cancel all
             </button>
@@ -181,6 +265,17 @@ export function UploadTray({ view }: { view: UploadQueueView<FileRow> }) {
           ) : null}
         </span>
       </div>
+      <input
+        ref={picker}
+        type="file"
+        hidden
+        aria-label="Choose the file to resume"
+        data-testid="resume-picker"
+        onChange={(e) => {
+          picked(e.target.files?.[0]);
+          e.target.value = '';
+        }}
+      />
       {open ? (
         <div id={listId} className="tray-body">
           {problems.map((p) => (
@@ -190,7 +285,7 @@ export function UploadTray({ view }: { view: UploadQueueView<FileRow> }) {
           ))}
           <ul className="uploads">
             {view.items.map((item) => (
-              <Row key={item.id} item={item} view={view} now={now} />
+              <Row key={item.id} item={item} view={view} now={now} onResume={resume} />
             ))}
           </ul>
         </div>

@@ -2,7 +2,9 @@ import { type UploadQueue, unwrap, useQueryClient } from '@app/backend-react';
 import { useCallback } from 'react';
 import { formatBytes } from '../format';
 import { type FileRow, keys, storageUsage, type Usage } from '../lib/api';
-import { useDrive } from '../lib/use-drive';
+import type { DriveClient } from '../lib/client-types';
+import type { Picked, PickedFile } from '../lib/dropped';
+import { useDrive, userErrorOf } from '../lib/use-drive';
 
 export const MAX_FILE_BYTES = 5 * 1024 ** 3;
 
@@ -14,17 +16,45 @@ export function onUploadProblems(listener: (messages: string[]) => void): void {
   notify = listener;
 }
 
+/** Creates the folders of a folder upload below `parent`; the id of each path (joined by /). */
+async function createTree(client: DriveClient, parent: string | null, folders: string[][]) {
+  const ids = new Map<string, string | null>([['', parent]]);
+  const all = new Map<string, string[]>();
+  for (const path of folders) {
+    for (let i = 1; i <= path.length; i += 1) all.set(path.slice(0, i).join('/'), path.slice(0, i));
+  }
+  const paths = [...all.values()].sort((a, b) => a.length - b.length);
+  for (const path of paths) {
+    const key = path.join('/');
+    if (ids.has(key)) continue;
+    const above = ids.get(path.slice(0, -1).join('/')) ?? parent;
+    const id = (await unwrap(
+      client.rpc('ensure_folder_path', { p_parent_id: above, p_names: path.slice(-1) }),
+    )) as string;
+    ids.set(key, id);
+  }
+  return ids;
+}
+
 /**
  * Queues files after the checks the product wants before an upload starts: files over the
- * 5 GB limit, and files that would exceed the quota, are refused with a sentence.
+ * 5 GB limit, and files that would exceed the quota (counting what the uploads already
+ * running still have to send), are refused with a sentence. A folder (dropped or picked)
+ * has its tree recreated below the target first; files keep their handles, if any.
  */
 export function useAddFiles(queue: UploadQueue<FileRow>) {
   const client = useDrive();
   const queryClient = useQueryClient();
   return useCallback(
-    async (files: File[], folderId: string | null) => {
+    async (given: Array<File | PickedFile> | Picked, folderId: string | null) => {
+      const picked: Picked = Array.isArray(given)
+        ? {
+            files: given.map((f) => (f instanceof File ? { file: f, path: [] } : f)),
+            folders: [],
+          }
+        : given;
       const problems: string[] = [];
-      const ok = files.filter((file) => {
+      const ok = picked.files.filter(({ file }) => {
         if (file.size > MAX_FILE_BYTES) {
           problems.push(`${file.name} is too large: the limit is 5 GB per file.`);
           return false;
@@ -43,12 +73,16 @@ export function useAddFiles(queue: UploadQueue<FileRow>) {
       }
       let accepted = ok;
       if (usage) {
+        // What the unfinished uploads of this page will still add.
         let used = Number(usage.used_bytes);
+        for (const item of queue.getItems()) {
+          if (item.state !== 'done') used += Math.max(0, item.size - item.bytesUploaded);
+        }
         const quota = Number(usage.quota_bytes);
-        accepted = ok.filter((file) => {
+        accepted = ok.filter(({ file }) => {
           if (used + file.size > quota) {
             problems.push(
-              `Not enough storage for ${file.name}: you are using ${formatBytes(used)} of ${formatBytes(quota)}.`,
+              `Not enough storage for ${file.name}: you are using ${formatBytes(Math.min(used, quota))} of ${formatBytes(quota)}.`,
             );
             return false;
           }
@@ -56,7 +90,27 @@ export function useAddFiles(queue: UploadQueue<FileRow>) {
           return true;
         });
       }
-      if (accepted.length) queue.add(accepted, folderId);
+      let folders = new Map<string, string | null>([['', folderId]]);
+      if (picked.folders.length > 0 || accepted.some((f) => f.path.length > 0)) {
+        try {
+          folders = await createTree(client, folderId, [
+            ...picked.folders,
+            ...accepted.map((f) => f.path),
+          ]);
+        } catch (error) {
+          notify([`The folders could not be created: ${userErrorOf(error).message}`]);
+          return;
+        }
+      }
+      if (accepted.length) {
+        queue.add(
+          accepted.map((f) => ({
+            file: f.file,
+            target: folders.get(f.path.join('/')) ?? folderId,
+            meta: f.handle ? { handle: f.handle } : null,
+          })),
+        );
+      }
       notify(problems);
     },
     [client, queryClient, queue],

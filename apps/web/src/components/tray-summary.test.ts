@@ -25,6 +25,18 @@ describe('traySummary', () => {
     );
   });
 
+  it('says how many uploads a reload left incomplete', () => {
+    expect(
+      traySummary(
+        [
+          { ...item('paused', 100, 40), pausedBy: 'reload' },
+          { ...item('paused'), pausedBy: 'user' },
+        ],
+        0,
+      ),
+    ).toBe('1 paused · 1 incomplete');
+  });
+
   it('does not call refused files complete uploads', () => {
     expect(traySummary([], 1)).toBe('1 file not uploaded');
     expect(traySummary([], 2)).toBe('2 files not uploaded');

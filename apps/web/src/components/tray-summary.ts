@@ -4,23 +4,30 @@ const files = (n: number) => `${n} ${n === 1 ? 'file' : 'files'}`;
 
 /**
  * The upload tray's one-line summary. Only uploads that are moving count as "uploading" (with
- * their overall %); paused and failed ones are said as such, and a tray that holds nothing
+ * their overall %); paused, incomplete (left by a reload) and failed ones are said as such, and a tray that holds nothing
  * but refused files does not claim that uploads are complete.
  *
  * @example
  * traySummary([{ state: 'failed', size: 10, bytesUploaded: 0 }], 0); // '1 upload failed'
  */
 export function traySummary(
-  items: ReadonlyArray<{ state: UploadState; size: number; bytesUploaded: number }>,
+  items: ReadonlyArray<{
+    state: UploadState;
+    size: number;
+    bytesUploaded: number;
+    pausedBy?: string | null;
+  }>,
   refused: number,
 ): string {
   let running = 0;
   let paused = 0;
+  let incomplete = 0;
   let failed = 0;
   let sent = 0;
   let total = 0;
   for (const item of items) {
     if (item.state === 'failed') failed += 1;
+    else if (item.state === 'paused' && item.pausedBy === 'reload') incomplete += 1;
     else if (item.state === 'paused') paused += 1;
     else if (item.state !== 'done') running += 1;
     if (item.state !== 'done' && item.state !== 'failed') {
@@ -32,6 +39,7 @@ export function traySummary(
   const parts: string[] = [];
   if (running > 0) parts.push(`Uploading ${files(running)} · ${pct}%`);
   if (paused > 0) parts.push(`${paused} paused`);
+  if (incomplete > 0) parts.push(`${incomplete} incomplete`);
   if (failed > 0) parts.push(`${failed} ${failed === 1 ? 'upload' : 'uploads'} failed`);
   if (parts.length > 0) return parts.join(' · ');
   if (items.length === 0 && refused > 0) return `${files(refused)} not uploaded`;

@@ -6,9 +6,10 @@ export const LOCAL_ANON_KEY =
   'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJzdXBhYmFzZS1kZW1vIiwicm9sZSI6ImFub24iLCJleHAiOjE5ODM4MTI5OTZ9.CRXP1A7WOeoJeXxjNni43kdQwgnWNReilDMblYTn_I0';
 
 /**
- * Where the backend is: `VITE_BACKEND_URL` / `VITE_BACKEND_ANON_KEY` at build time, else the
- * local defaults. A page may override both at run time with `window.__DRIVE_BACKEND__`
- * (set before the app loads; the browser tests use it to point a build at their server).
+ * Where the backend is: `window.__DRIVE_BACKEND__` at run time (set before the app loads by
+ * whatever serves the page: `pnpm start` does, for its `BACKEND_PORT`; the browser tests do,
+ * to point a build at their server), else `VITE_BACKEND_URL` / `VITE_BACKEND_ANON_KEY` at build
+ * time, else the local defaults.
  */
 export function backendConfig(
   env: Record<string, string | undefined> = import.meta.env,

@@ -5,6 +5,7 @@ import { Browser } from '../components/Browser';
 import { NameDialog } from '../components/Dialog';
 import { ErrorText } from '../components/ErrorText';
 import { useLayout } from '../components/layout-context';
+import { UploadFolderButton } from '../components/UploadFolder';
 import { ViewNav } from '../components/ViewNav';
 import { ViewToggle } from '../components/ViewToggle';
 import {
@@ -179,6 +180,7 @@ export default function FilesScreen() {
             e.target.value = '';
           }}
         />
+        <UploadFolderButton folderId={folderId} />
         <button type="button" onClick={() => setCreating(true)}>
           New folder
         </button>

@@ -21,6 +21,8 @@ export interface AuthRequest {
   /** Bearer token (a user's access token); default the project key. */
   token?: string;
   signal?: AbortSignal;
+  /** Gives the request up after this many ms (error code `timeout`). */
+  timeout?: number;
   /** Receives the response headers of a successful request. */
   onHeaders?: (headers: Headers) => void;
 }
@@ -47,6 +49,7 @@ export async function authFetch(http: Http, req: AuthRequest): Promise<unknown> 
     ...(req.body === undefined ? {} : { json: req.body }),
     token: req.token ?? http.key,
     signal: req.signal ?? null,
+    ...(req.timeout ? { timeout: req.timeout } : {}),
     retry: false,
     error: authError,
   });

@@ -190,7 +190,8 @@ export class AuthClient extends SessionManager {
         query: { redirect_to: o?.emailRedirectTo },
         body,
       })) as { message_id?: string } | null;
-      return { ...none, ...(res?.message_id ? { messageId: res.message_id } : {}) };
+      // A phone OTP answers its message id (undefined when the provider gives none).
+      return 'email' in credentials ? none : { ...none, messageId: res?.message_id };
     });
   }
 
@@ -260,7 +261,8 @@ export class AuthClient extends SessionManager {
           ...('email' in rest ? await this.pkce() : {}),
         },
       })) as { message_id?: string } | null;
-      return { ...none, ...(res?.message_id ? { messageId: res.message_id } : {}) };
+      // A phone OTP answers its message id (undefined when the provider gives none).
+      return 'email' in rest ? none : { ...none, messageId: res?.message_id };
     });
   }
 

@@ -1,14 +1,17 @@
 /**
  * Session state of the auth capability: storage, events, auto refresh, and the
- * single-flight refresh (one request per tab through a promise, one per browser through
- * a lock that times out and is stolen, the result shared with other tabs through a
- * BroadcastChannel). Listeners are never awaited while a lock or a refresh is held, so a
- * listener may await any SDK call without deadlocking.
+ * single-flight refresh: one request per tab through a promise, one per browser through a
+ * lock (stolen by one successor when its holder hangs). Under the lock a tab first looks for
+ * a newer session from any channel (its own copy, updated by BroadcastChannel, and storage);
+ * a mark held by the tab that rotated a token tells the next ones that a new session is on
+ * its way, even before it reached them. Each request is bounded in time, and a refresh that
+ * fails adopts the session another tab stored before it signs out. Listeners are never
+ * awaited while a lock or a refresh is held, so a listener may await any SDK call.
  */
 import { AuthError } from '../errors';
 import type { Http } from '../http/index';
 import { asSession, attempt, authFetch, isRetryable } from './api';
-import { defaultLock, type LockFn } from './lock';
+import { defaultLock, type LockFn, type Marks, webMarks } from './lock';
 import {
   createScheduler,
   refreshMargin,
@@ -32,6 +35,13 @@ interface Broadcast {
   session: Session | null;
 }
 
+/** A short, stable fingerprint of a token for lock names (FNV-1a; not a secret). */
+const fingerprint = (token: string): string => {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < token.length; i++) h = Math.imul(h ^ token.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(36);
+};
+
 /** The session half of the auth client (the API calls live in {@link AuthClient}). */
 export class SessionManager {
   /** The HTTP layer auth requests go through. */
@@ -48,8 +58,14 @@ export class SessionManager {
   private nextId = 0;
   private refreshing: Promise<AuthResult<UserAndSession>> | null = null;
   private readonly lock: LockFn;
+  private readonly marks: Marks | null = null;
   private readonly scheduler: Scheduler;
   private readonly channel: BroadcastChannel | null = null;
+  /** Wakes refreshes waiting for another tab's session (broadcast or storage event). */
+  private readonly arrivals = new Set<() => void>();
+  private readonly onStorage = (e: { key?: string | null }) => {
+    if (e.key === this.storageKey) this.notify();
+  };
   private autoRefresh: boolean;
 
   constructor(http: Http, options: AuthOptions = {}) {
@@ -68,12 +84,14 @@ export class SessionManager {
       options.crossTab ?? this.storage === (globalThis as { localStorage?: unknown }).localStorage;
     // Without shared storage the in-tab single flight is all the exclusion needed.
     this.lock = options.lock ?? (shared ? defaultLock() : (_name, _timeout, fn) => fn());
+    if (shared && !options.lock) this.marks = webMarks();
     if (shared && typeof BroadcastChannel !== 'undefined' && options.persistSession !== false) {
       const channel = new BroadcastChannel(this.storageKey);
       channel.onmessage = (e: MessageEvent<Broadcast>) => this.adopt(e.data);
       (channel as { unref?: () => void }).unref?.();
       this.channel = channel;
     }
+    if (shared && typeof window !== 'undefined') addEventListener('storage', this.onStorage);
     // Loading never rejects (a broken storage reads as signed out).
     this.ready = this.load().catch(() => {});
   }
@@ -137,6 +155,7 @@ export class SessionManager {
     const had = this.session !== null;
     this.session = null;
     this.scheduler.stop();
+    this.marks?.release();
     if (this.options.persistSession !== false) await this.storage.removeItem(this.storageKey);
     this.channel?.postMessage({ event: 'SIGNED_OUT', session: null } satisfies Broadcast);
     if (had) this.emit('SIGNED_OUT', null);
@@ -146,9 +165,15 @@ export class SessionManager {
   private adopt({ event, session }: Broadcast) {
     if (session?.refresh_token === this.session?.refresh_token) return;
     this.session = session;
+    this.marks?.release();
     if (session) this.arm(session);
     else this.scheduler.stop();
+    this.notify();
     this.emit(event, session);
+  }
+
+  private notify() {
+    for (const wake of [...this.arrivals]) wake();
   }
 
   /** Calls every listener; never awaits them, never lets one's failure escape. */
@@ -205,45 +230,113 @@ export class SessionManager {
     return (await this.getSession()).data.session?.access_token ?? null;
   }
 
-  /** Refreshes with `refreshToken`; concurrent calls share one request (single flight). */
+  /**
+   * Refreshes with `refreshToken`; concurrent calls share one request (single flight). Each
+   * try holds the cross-tab lock for one bounded request; retries take the lock again, so
+   * they first see what other tabs did meanwhile.
+   */
   protected refreshWith(refreshToken: string): Promise<AuthResult<UserAndSession>> {
-    this.refreshing ??= this.lock(`lock:${this.storageKey}`, this.options.lockTimeout ?? 5000, () =>
-      this.refreshLocked(refreshToken),
-    ).finally(() => {
+    // The session's own token (or none loaded): other tabs' sessions may replace it. A token
+    // given explicitly (refreshSession({ refresh_token })) is refreshed as it is.
+    const shared = !this.session || this.session.refresh_token === refreshToken;
+    this.refreshing ??= (async () => {
+      for (let n = 0; ; n++) {
+        const r = await this.lock(
+          `lock:${this.storageKey}`,
+          this.options.lockTimeout ?? 10_000,
+          () => this.refreshLocked(refreshToken, shared),
+        );
+        if (!r.error || !isRetryable(r.error) || n >= 4) return r;
+        await new Promise((resolve) => this.timers.setTimeout(() => resolve(0), 200 * 2 ** n));
+      }
+    })().finally(() => {
       this.refreshing = null;
     });
     return this.refreshing;
   }
 
-  private async refreshLocked(token: string): Promise<AuthResult<UserAndSession>> {
-    // Another tab may have refreshed while this one waited for the lock.
-    const stored = await this.readStored();
-    if (stored && stored.refresh_token !== token && !this.expiring(stored)) {
-      this.adopt({ event: 'TOKEN_REFRESHED', session: stored });
-      return { data: { user: stored.user, session: stored }, error: null };
-    }
-    for (let n = 0; ; n++) {
-      const r = await attempt({ user: null, session: null }, async () => {
-        const body = await authFetch(this.http, {
-          method: 'POST',
-          path: '/token',
-          query: { grant_type: 'refresh_token' },
-          body: { refresh_token: token },
-        });
-        const session = asSession(body, this.timers.now());
-        if (!session) throw new AuthError('The auth server returned no session', { status: 500 });
-        await this.saveSession(session, 'TOKEN_REFRESHED');
-        return { user: session.user, session };
+  private mark(token: string): string {
+    return `lock:${this.storageKey}:rotated:${fingerprint(token)}`;
+  }
+
+  /**
+   * The newest session this tab knows (its own copy, kept current by other tabs' broadcasts,
+   * or storage) other than the one of `token`, when it is newer than that one.
+   */
+  private async newerThan(token: string): Promise<Session | null> {
+    const mine = this.session?.refresh_token === token ? this.session : null;
+    const found = [this.session, await this.readStored()].filter(
+      (s): s is Session =>
+        !!s && s.refresh_token !== token && (s.expires_at ?? 0) >= (mine?.expires_at ?? 0),
+    );
+    return found.sort((a, b) => (b.expires_at ?? 0) - (a.expires_at ?? 0))[0] ?? null;
+  }
+
+  /**
+   * The session another tab made from `token`: known already, or on its way when a tab holds
+   * the mark of `token`'s rotation (waits for the broadcast or storage event, at most `ms`).
+   */
+  private async successorOf(token: string, ms: number): Promise<Session | null> {
+    const deadline = this.timers.now() + ms;
+    for (let first = true; ; first = false) {
+      const newer = await this.newerThan(token);
+      if (newer || (first && !(await this.marks?.has(this.mark(token))))) return newer;
+      const left = deadline - this.timers.now();
+      if (left <= 0) return null;
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          this.arrivals.delete(wake);
+          this.timers.clearTimeout(timer);
+          resolve();
+        };
+        const timer = this.timers.setTimeout(wake, left);
+        this.arrivals.add(wake);
       });
-      if (!r.error) return r;
-      if (isRetryable(r.error) && n < 4) {
-        await new Promise((resolve) => this.timers.setTimeout(() => resolve(0), 200 * 2 ** n));
-        continue;
-      }
-      if (!isRetryable(r.error) && this.session?.refresh_token === token)
-        await this.removeSession().catch(() => {}); // signed out even if storage fails
-      return r;
     }
+  }
+
+  /** Takes `session` (made by another tab) as this tab's. */
+  private take(session: Session): AuthResult<UserAndSession> {
+    this.adopt({ event: 'TOKEN_REFRESHED', session });
+    return { data: { user: session.user, session }, error: null };
+  }
+
+  private async refreshLocked(token: string, shared: boolean): Promise<AuthResult<UserAndSession>> {
+    const bound = this.options.refreshTimeout ?? 5000;
+    // A new session made by another tab reaches this one in milliseconds.
+    const arrival = Math.min(bound, 2000);
+    // Another tab may have refreshed while this one waited for the lock.
+    let next = shared ? await this.successorOf(token, arrival) : null;
+    if (next && !this.expiring(next)) return this.take(next);
+    // Never refresh an older token than the newest one known.
+    if (next) token = next.refresh_token;
+    const had = this.session;
+    const r = await attempt({ user: null, session: null }, async () => {
+      const body = await authFetch(this.http, {
+        method: 'POST',
+        path: '/token',
+        query: { grant_type: 'refresh_token' },
+        body: { refresh_token: token },
+        timeout: bound,
+      });
+      const session = asSession(body, this.timers.now());
+      if (!session) throw new AuthError('The auth server returned no session', { status: 500 });
+      // Signed out (here or in another tab) while the request was out: keep it that way.
+      if (had && !this.session)
+        throw new AuthError('Auth session missing!', { status: 400, code: 'session_missing' });
+      await this.saveSession(session, 'TOKEN_REFRESHED');
+      // Tabs that take the lock next learn from this mark that `token` is spent.
+      await this.marks?.hold(this.mark(token));
+      return { user: session.user, session };
+    });
+    if (!r.error) return r;
+    // A slow or refused refresh: another tab may have made the new session meanwhile (the
+    // token is then already used); adopt it rather than failing or signing out.
+    next = shared ? await this.successorOf(token, isRetryable(r.error) ? 0 : arrival) : null;
+    if (next && !this.expiring(next)) return this.take(next);
+    if (!isRetryable(r.error) && this.session?.refresh_token === token)
+      await this.removeSession().catch(() => {}); // signed out even if storage fails
+    return r;
   }
 
   private async refreshDue(): Promise<boolean> {
@@ -316,6 +409,8 @@ export class SessionManager {
   /** Stops timers and closes the cross-tab channel. */
   dispose(): void {
     this.scheduler.stop();
+    this.marks?.release();
+    if (typeof window !== 'undefined') removeEventListener('storage', this.onStorage);
     this.channel?.close();
     this.listeners.clear();
   }

@@ -130,8 +130,23 @@ export interface AuthOptions {
   crossTab?: boolean;
   /** Cross-tab lock; default Web Locks where present, else an in-process lock. */
   lock?: LockFn;
-  /** How long to wait for the refresh lock before stealing it (ms, default 5000). */
+  /**
+   * How long to wait for the refresh lock before one waiting tab steals it from a holder
+   * that hangs (ms, default 10000; keep it above `refreshTimeout`).
+   *
+   * @example
+   * createClient(url, anonKey, { auth: { lockTimeout: 3000 } });
+   */
   lockTimeout?: number;
+  /**
+   * How long one refresh request may take before it is given up and retried (ms, default
+   * 5000), so a request stuck in the network never holds the refresh (and the other tabs)
+   * up: the tab gives up and releases the lock instead of having it stolen.
+   *
+   * @example
+   * createClient(url, anonKey, { auth: { refreshTimeout: 8000 } });
+   */
+  refreshTimeout?: number;
   /** Timers and clock (tests inject fake ones). */
   timers?: Timers;
   /**

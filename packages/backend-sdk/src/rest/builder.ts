@@ -7,7 +7,14 @@ import { RestError } from '../errors';
 import type { Http } from '../http/index';
 import type { Filters } from './filters';
 import { readResponse, type Unmarked } from './response';
-import type { CountMethod, GenericSchema, RestResult, RestResultOf } from './types';
+import type { CheckedSelect, ParseSelect } from './select';
+import type {
+  CountMethod,
+  GenericSchema,
+  RelationshipsOf,
+  RestResult,
+  RestResultOf,
+} from './types';
 import { arrayLiteral, type FilterValue, inList } from './values';
 
 /** HTTP methods of REST requests. */
@@ -111,8 +118,17 @@ export class RestBuilder<
    * return=representation`).
    */
   select<Q extends string = '*'>(
-    columns?: Q,
-  ): RestBuilder<Schema, Row, Row[], RelationName, Throws> {
+    columns?: CheckedSelect<
+      ParseSelect<Schema, Row, RelationName, RelationshipsOf<Schema, RelationName>, Q>,
+      Q
+    >,
+  ): RestBuilder<
+    Schema,
+    Row,
+    ParseSelect<Schema, Row, RelationName, RelationshipsOf<Schema, RelationName>, Q>[],
+    RelationName,
+    Throws
+  > {
     return this.param('select', cleanColumns(columns ?? '*'), true).preferring(
       'return=representation',
     ) as never;

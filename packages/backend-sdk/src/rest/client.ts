@@ -5,7 +5,7 @@
 import { RestError } from '../errors';
 import { createHttp, type Http, type HttpOptions } from '../http/index';
 import { cleanColumns, RestBuilder, type RestState } from './builder';
-import type { ParseSelect } from './select';
+import type { CheckedSelect, ParseSelect } from './select';
 import type {
   AnySchema,
   CountMethod,
@@ -94,7 +94,7 @@ export class TableBuilder<
    * `rel(cols)` embeds, casts, JSON paths, aggregates).
    */
   select<Q extends string = '*'>(
-    columns?: Q,
+    columns?: CheckedSelect<ParseSelect<Schema, RowOf<Relation>, Name, RelsOf<Relation>, Q>, Q>,
     options: SelectOptions = {},
   ): RestBuilder<
     Schema,

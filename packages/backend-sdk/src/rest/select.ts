@@ -6,11 +6,35 @@
  */
 import type { GenericRelationship, GenericSchema, Json } from './types';
 
+declare const SELECT_ERROR: unique symbol;
+
 /** Marks a select item that does not match the schema; the message says why. */
 export interface SelectError<Message extends string> {
-  error: true;
-  message: Message;
+  readonly [SELECT_ERROR]: Message;
 }
+
+/** The first error message in a parsed row (embeds included), or never. */
+type ErrorIn<T, Depth extends unknown[] = []> = Depth['length'] extends 6
+  ? never
+  : T extends { readonly [SELECT_ERROR]: infer M }
+    ? M
+    : T extends readonly (infer E)[]
+      ? ErrorIn<E, [...Depth, 0]>
+      : T extends object
+        ? string extends keyof T
+          ? never // a JSON object, not a row
+          : { [K in keyof T]-?: ErrorIn<T[K], [...Depth, 0]> }[keyof T]
+        : never;
+
+/**
+ * The type of a select string argument: `Q` itself when every column and relation it names
+ * exists, else `Q` branded with the error, so the call does not compile and says why.
+ */
+export type CheckedSelect<Row, Q extends string> = 0 extends 1 & Row
+  ? Q // untyped rows
+  : [ErrorIn<Row>] extends [never]
+    ? Q
+    : Q & { error: ErrorIn<Row> };
 
 type WS = ' ' | '\n' | '\t' | '\r';
 type Trim<S extends string> = S extends `${WS}${infer R}`
@@ -87,7 +111,7 @@ type ColumnItem<
   ? { [K in Alias extends string ? Alias : ColumnKey<E>]: CastType<Trim<T>> }
   : Expr extends `${infer C}->>${string}`
     ? C extends keyof Row
-      ? { [K in Alias extends string ? Alias : LastSegment<Expr>]: string | null }
+      ? { [K in Alias extends string ? Alias : LastSegment<Expr>]: string }
       : SelectError<`column '${C}' does not exist`>
     : Expr extends `${infer C}->${string}`
       ? C extends keyof Row
@@ -105,9 +129,13 @@ type Unquote<S extends string> = S extends `"${infer I}"` ? I : S;
 
 /** The table name, hint and join type of `rel!hint!inner`. */
 type EmbedName<N extends string> = N extends `${infer T}!${infer A}!${infer B}`
-  ? { table: T; hint: A | B; inner: 'inner' extends A | B ? true : false }
+  ? {
+      table: T;
+      hint: Exclude<A | B, 'inner' | 'left'>;
+      inner: 'inner' extends A | B ? true : false;
+    }
   : N extends `${infer T}!${infer A}`
-    ? { table: T; hint: A; inner: A extends 'inner' ? true : false }
+    ? { table: T; hint: Exclude<A, 'inner' | 'left'>; inner: A extends 'inner' ? true : false }
     : { table: N; hint: never; inner: false };
 
 /** The relation an embed refers to: by name, or through a foreign key or column hint. */
@@ -121,54 +149,82 @@ type EmbedTarget<
     ? Extract<Rels[number], { foreignKeyName: Name } | { columns: [Name] }>['referencedRelation']
     : never;
 
-/** True when the current relation holds a foreign key to `Target` (many-to-one). */
-type ToOne<
-  S extends GenericSchema,
-  Current,
-  Rels,
-  Target,
-> = Rels extends readonly GenericRelationship[]
-  ? Extract<Rels[number], { referencedRelation: Target }> extends never
-    ? Target extends keyof Relations<S>
-      ? Relations<S>[Target] extends {
-          Relationships: infer TR extends readonly GenericRelationship[];
-        }
-        ? Extract<TR[number], { referencedRelation: Current; isOneToOne: true }> extends never
-          ? false
-          : true
-        : false
-      : false
-    : true
+/** The foreign keys of the current relation to `Target`, narrowed by the embed's hint. */
+type Forward<Rels, Target, Hint> = Rels extends readonly GenericRelationship[]
+  ? [Hint] extends [never]
+    ? Extract<Rels[number], { referencedRelation: Target }>
+    : Extract<
+        Rels[number],
+        { referencedRelation: Target } & ({ foreignKeyName: Hint } | { columns: [Hint] })
+      >
+  : never;
+
+/** True when a column of the foreign key `R` is nullable in `Row`. */
+type NullableKey<Row, R> = R extends { columns: infer C extends readonly string[] }
+  ? true extends {
+      [K in keyof C]: C[K] extends keyof Row ? (null extends Row[C[K]] ? true : false) : false;
+    }[number]
+    ? true
+    : false
   : false;
+
+/**
+ * How `Target` embeds in the current relation: `many` (one-to-many), `one` (many-to-one
+ * through a non-null foreign key), or `maybe` (through a nullable key, or one-to-one from
+ * the referenced side).
+ */
+type Cardinality<S extends GenericSchema, Row, Current, Rels, Target, Hint> =
+  Forward<Rels, Target, Hint> extends infer F
+    ? [F] extends [never]
+      ? Target extends keyof Relations<S>
+        ? Relations<S>[Target] extends {
+            Relationships: infer TR extends readonly GenericRelationship[];
+          }
+          ? Extract<TR[number], { referencedRelation: Current; isOneToOne: true }> extends never
+            ? 'many'
+            : 'maybe'
+          : 'many'
+        : 'many'
+      : true extends NullableKey<Row, F>
+        ? 'maybe'
+        : 'one'
+    : never;
 
 type EmbedItem<
   S extends GenericSchema,
+  Row,
   Current,
   Rels,
   Alias extends string | null,
   Name extends string,
   Inner extends string,
 > =
-  EmbedName<Name> extends { table: infer T extends string; inner: infer I }
-    ? EmbedTarget<S, Rels, T> extends infer Target extends string & keyof Relations<S>
-      ? {
-          [K in Alias extends string ? Alias : T]: Inner extends ''
-            ? never
-            : ParseSelect<
-                  S,
-                  Relations<S>[Target]['Row'],
-                  Target,
-                  Relations<S>[Target]['Relationships'],
-                  Inner
-                > extends infer Child
-              ? ToOne<S, Current, Rels, Target> extends true
-                ? I extends true
-                  ? Child
-                  : Child | null
-                : Child[]
-              : never;
-        }
-      : SelectError<`could not find a relation '${T}'`>
+  EmbedName<Name> extends { table: infer T extends string; hint: infer H; inner: infer I }
+    ? [EmbedTarget<S, Rels, T>] extends [never]
+      ? SelectError<`could not find a relation '${T}'`>
+      : [EmbedTarget<S, Rels, T>] extends [infer Target extends string & keyof Relations<S>]
+        ? {
+            [K in Alias extends string ? Alias : T]: Inner extends ''
+              ? never
+              : ParseSelect<
+                    S,
+                    Relations<S>[Target]['Row'],
+                    Target,
+                    Relations<S>[Target]['Relationships'],
+                    Inner
+                  > extends infer Child
+                ? Cardinality<S, Row, Current, Rels, Target, H> extends infer C
+                  ? C extends 'many'
+                    ? Child[]
+                    : C extends 'one'
+                      ? Child
+                      : I extends true
+                        ? Child
+                        : Child | null
+                  : never
+                : never;
+          }
+        : SelectError<`could not find a relation '${T}'`>
     : never;
 
 type ItemType<S extends GenericSchema, Row, Current, Rels, Item extends string> = Item extends '*'
@@ -176,9 +232,11 @@ type ItemType<S extends GenericSchema, Row, Current, Rels, Item extends string> 
   : Item extends `...${infer Spread}`
     ? ItemType<S, Row, Current, Rels, Trim<Spread>> extends infer E
       ? E extends Record<string, infer V>
-        ? V extends (infer O)[]
+        ? [V] extends [(infer O)[]]
           ? O
-          : NonNullable<V>
+          : null extends V
+            ? { [K in keyof NonNullable<V>]: NonNullable<V>[K] | null }
+            : V
         : E
       : never
     : Item extends 'count()'
@@ -200,12 +258,12 @@ type ItemWithAlias<
   Expr extends string,
 > = Expr extends `${infer Col}.${infer Agg extends 'sum' | 'avg' | 'min' | 'max' | 'count'}()${string}`
   ? {
-      [K in Alias extends string ? Alias : Agg]: Agg extends 'count'
+      [K in Alias extends string ? Alias : Agg]: Agg extends 'count' | 'sum' | 'avg'
         ? number
-        : ValueOfCol<Row, Col>;
+        : NonNullable<ValueOfCol<Row, Col>>;
     }
   : Expr extends `${infer Name}(${infer Inner})`
-    ? EmbedItem<S, Current, Rels, Alias, Trim<Name>, Trim<Inner>>
+    ? EmbedItem<S, Row, Current, Rels, Alias, Trim<Name>, Trim<Inner>>
     : ColumnItem<Row, Alias, Unquote<Expr>>;
 
 type ValueOfCol<Row, C> = C extends keyof Row ? Row[C] : unknown;

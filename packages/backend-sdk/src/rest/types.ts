@@ -67,6 +67,11 @@ export type SchemaOf<DB, S> = 0 extends 1 & DB
 /** Tables and views of a schema by name. */
 export type Relations<S extends GenericSchema> = S['Tables'] & S['Views'];
 
+/** The foreign keys of the table or view `N` of `S` (unknown for anything else). */
+export type RelationshipsOf<S extends GenericSchema, N> = N extends keyof Relations<S>
+  ? Relations<S>[N]['Relationships']
+  : unknown;
+
 /** Counting algorithm for `count`. */
 export type CountMethod = 'exact' | 'planned' | 'estimated';
 

@@ -9,7 +9,7 @@ import type { RunningServer } from '@app/backend-server';
 import { createClient as createOfficial } from '@supabase/supabase-js';
 import { createClient as createOurs } from '../../src/index';
 import type { WebSocketConstructor } from '../../src/realtime/client';
-import { type DevMail, lastMail } from '../support/server';
+import { type DevMail, lastMail, lastSms } from '../support/server';
 import { recordingWebSocket, type WebSocketRecorder } from '../support/ws-record';
 import { recorder, type WireRequest } from './wire';
 
@@ -32,6 +32,10 @@ export interface Ctx {
   email(name: string): string;
   /** The newest mail to `to` in the server's outbox. */
   mail(to: string): Promise<DevMail>;
+  /** The newest SMS code sent to `phone`. */
+  sms(phone: string): Promise<string>;
+  /** A phone number of this side. */
+  phone(n: number): string;
   /** A query as the database superuser (setup only). */
   sql(query: string, params?: unknown[]): Promise<Array<Record<string, unknown>>>;
   /** Waits until `fn` returns something other than undefined (event-driven state, polled). */
@@ -40,8 +44,8 @@ export interface Ctx {
 
 /** How a scenario's client is made. */
 export interface ClientSetup {
-  /** The key the client is created with; default anon. */
-  key?: 'anon' | 'service';
+  /** The key the client is created with; default anon (the legacy JWT key). */
+  key?: 'anon' | 'service' | 'publishable' | 'secret';
   /** Signed in as the side's user before the scenario; default true with the anon key. */
   signedIn?: boolean;
   flowType?: 'implicit' | 'pkce';
@@ -59,6 +63,8 @@ export function context(side: Side, server: RunningServer, user: Ctx['user']): C
     u: (name) => `${name}-${tag}`,
     email: (name) => `${name}-${tag}@example.com`,
     mail: (to) => lastMail(server, to),
+    sms: (phone) => lastSms(server, phone),
+    phone: (n) => `1555${side === 'ours' ? 1 : 2}${String(n).padStart(6, '0')}`,
     sql: async (query, params = []) =>
       (await server.db.query(query, params)).rows as Array<Record<string, unknown>>,
     until: async (fn, ms = 10_000) => {
@@ -84,7 +90,13 @@ export interface Made {
 export function makeClient(ctx: Ctx, setup: ClientSetup): Made {
   const rec = recorder();
   const ws = recordingWebSocket();
-  const key = setup.key === 'service' ? ctx.server.serviceRoleKey : ctx.server.anonKey;
+  const keys = {
+    anon: ctx.server.anonKey,
+    service: ctx.server.serviceRoleKey,
+    publishable: ctx.server.publishableKey,
+    secret: ctx.server.secretKey,
+  };
+  const key = keys[setup.key ?? 'anon'];
   const auth = {
     persistSession: false,
     autoRefreshToken: false,

@@ -8,8 +8,8 @@ export interface Scenario {
   id: string;
   /** How the client is made (default: anon key, signed in as the side's user). */
   client?: ClientSetup;
-  /** Runs first, not recorded (e.g. rows the scenario then reads or changes). */
-  setup?(c: Any, ctx: Ctx): Promise<void>;
+  /** Runs first, not recorded (e.g. rows the scenario then reads or changes); its value goes to `run`. */
+  setup?(c: Any, ctx: Ctx): Promise<unknown>;
   /** The call(s) compared; resolves the result compared. */
-  run(c: Any, ctx: Ctx): Promise<unknown>;
+  run(c: Any, ctx: Ctx, prepared: Any): Promise<unknown>;
 }

@@ -56,6 +56,8 @@ export function recorder(): { fetch: FetchLike; log: WireRequest[] } {
 export interface Secrets {
   anonKey: string;
   serviceRoleKey: string;
+  publishableKey: string;
+  secretKey: string;
 }
 
 /** Counts how often each global rule of `intended-differences.ts` applied. */
@@ -75,6 +77,8 @@ export function scrub(text: string, secrets: Secrets): string {
   return text
     .replaceAll(secrets.anonKey, '<anon key>')
     .replaceAll(secrets.serviceRoleKey, '<service key>')
+    .replaceAll(secrets.publishableKey, '<publishable key>')
+    .replaceAll(secrets.secretKey, '<secret key>')
     .replace(JWT, '<jwt>')
     .replace(UUID, '<uuid>')
     .replace(TIME, '<time>')
@@ -86,7 +90,14 @@ export function scrub(text: string, secrets: Secrets): string {
 const VOLATILE = new Set([
   'refresh_token',
   'token',
+  'secret',
+  'uri',
+  'qr_code',
+  'phone',
   'expires_at',
+  'iat',
+  'exp',
+  'timestamp',
   'code_challenge',
   'code_verifier',
   'auth_code',
@@ -111,15 +122,24 @@ const VOLATILE = new Set([
   'httpStatusCode',
 ]);
 
+/** Keys of request bodies whose values differ by nature (a one-time code). */
+const VOLATILE_IN_REQUESTS = new Set([...VOLATILE, 'code']);
+
 /** A JSON-like value with run-specific values replaced. */
-export function scrubValue(value: unknown, secrets: Secrets, key?: string): unknown {
-  if (key && VOLATILE.has(key) && value !== null && value !== undefined)
+export function scrubValue(
+  value: unknown,
+  secrets: Secrets,
+  key?: string,
+  volatile: Set<string> = VOLATILE,
+): unknown {
+  if (key && volatile.has(key) && value !== null && value !== undefined)
     return typeof value === 'string' ? scrubVolatile(value, secrets) : '<volatile>';
   if (typeof value === 'string') return scrub(value, secrets);
-  if (Array.isArray(value)) return value.map((v) => scrubValue(v, secrets));
+  if (Array.isArray(value)) return value.map((v) => scrubValue(v, secrets, undefined, volatile));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[scrub(k, secrets)] = scrubValue(v, secrets, k);
+    for (const [k, v] of Object.entries(value))
+      out[scrub(k, secrets)] = scrubValue(v, secrets, k, volatile);
     return out;
   }
   return value;
@@ -174,7 +194,7 @@ function comparableBody(body: Uint8Array | null, type: string, secrets: Secrets)
   const text = new TextDecoder().decode(body);
   if (type.includes('json')) {
     try {
-      return { json: scrubValue(JSON.parse(text), secrets) };
+      return { json: scrubValue(JSON.parse(text), secrets, undefined, VOLATILE_IN_REQUESTS) };
     } catch {}
   }
   const boundary = /boundary=([^;]+)/.exec(type)?.[1];

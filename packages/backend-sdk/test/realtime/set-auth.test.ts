@@ -86,8 +86,9 @@ describe('realtime.setAuth(token)', () => {
   it('joins, rejoins and beats with the set token; the heartbeat never replaces it', async () => {
     const alice = newUser(server);
     const bob = newUser(server);
-    // Signed in as Alice (the session), but the app set Bob's token.
-    const { client, rec, tokens } = recorded({ token: alice.token }, 150);
+    // Signed in as Alice (the session), but the app set Bob's token. Short heartbeats; under
+    // load one may go unanswered and the client reconnect, so joins are counted, not assumed.
+    const { client, rec, tokens } = recorded({ token: alice.token }, 300);
     await client.setAuth(bob.token);
     const inbox = new Inbox<PostgresChange<Todo>>();
     const ch = client
@@ -99,11 +100,11 @@ describe('realtime.setAuth(token)', () => {
       );
     const s = statuses(ch);
     await s.until('SUBSCRIBED');
-    expect(tokens('phx_join')).toEqual([bob.token]);
+    expect(tokens('phx_join')[0]).toBe(bob.token);
 
     // Several heartbeats later, the set token is still the one in use.
     const beats = () => rec.sent().filter((m) => m[3] === 'heartbeat').length;
-    await expect.poll(beats, { timeout: 5000 }).toBeGreaterThanOrEqual(3);
+    await expect.poll(beats, { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
     expect(tokens('access_token')).toEqual([]);
     expect(client.token).toBe(bob.token);
     await insertTodo(alice.id, 'alice-1');
@@ -113,9 +114,12 @@ describe('realtime.setAuth(token)', () => {
     expect(inbox.items.map((c) => c.new.title)).toEqual(['bob-1']);
 
     // The connection drops: the channel rejoins with the set token, not the session's.
-    rec.sockets[0]?.terminate();
-    await s.until('SUBSCRIBED', 1);
-    expect(tokens('phx_join')).toEqual([bob.token, bob.token]);
+    const joins = tokens('phx_join').length;
+    const subscribed = s.seen.length;
+    rec.sockets.at(-1)?.terminate();
+    await expect.poll(() => tokens('phx_join').length, { timeout: 10_000 }).toBeGreaterThan(joins);
+    await s.until('SUBSCRIBED', subscribed);
+    expect(new Set(tokens('phx_join'))).toEqual(new Set([bob.token]));
     expect(tokens('access_token')).toEqual([]);
 
     // setAuth() goes back to the session's token and pushes it to the joined channel.
@@ -132,7 +136,7 @@ describe('realtime.setAuth(token)', () => {
   it('follows the session when no token was set: joins and heartbeats pick up a new one', async () => {
     const alice = newUser(server);
     const holder = { token: alice.token };
-    const { client, rec, tokens } = recorded(holder, 150);
+    const { client, rec, tokens } = recorded(holder, 300);
     const ch = client.channel(topic('session'));
     await statuses(ch).until('SUBSCRIBED');
     expect(tokens('phx_join')).toEqual([alice.token]);

@@ -8,14 +8,26 @@ import { type RunningServer, startServer } from '@app/backend-server';
 const fixtures = (path: string) => fileURLToPath(new URL(`../fixtures/${path}`, import.meta.url));
 
 /** Starts the server; stop it in afterAll. */
-export function startSdkServer(): Promise<RunningServer> {
+export function startSdkServer(
+  auth: NonNullable<Parameters<typeof startServer>[0]>['auth'] = {},
+): Promise<RunningServer> {
   return startServer({
     port: 0,
     migrationsDir: fixtures('migrations'),
     functionsDir: fixtures('functions'),
     rest: { schemas: ['public', 'extra'] },
-    auth: { rateLimits: false },
+    auth: { rateLimits: false, ...auth },
   });
+}
+
+/** The newest SMS code sent to `phone` (the server's dev outbox, `GET /_dev/sms`). */
+export async function lastSms(server: RunningServer, phone: string): Promise<string> {
+  const res = await fetch(`${server.url}/_dev/sms?to=${encodeURIComponent(phone)}`, {
+    headers: { apikey: server.serviceRoleKey },
+  });
+  const [sms] = (await res.json()) as { otp: string }[];
+  if (!sms) throw new Error(`no SMS to ${phone}`);
+  return sms.otp;
 }
 
 /** A mail in the server's dev outbox. */

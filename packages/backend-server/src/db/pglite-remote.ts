@@ -75,13 +75,13 @@ export async function openPgliteThread(options: PgliteThreadOptions = {}): Promi
   });
 
   // biome-ignore lint/suspicious/noExplicitAny: each call's reply type is the caller's
-  const call = <T = any>(message: CallBody): Promise<T> => {
+  const call = <T = any>(message: CallBody, transfer: ArrayBuffer[] = []): Promise<T> => {
     if (failure) return Promise.reject(failure);
     const id = nextId++;
     if (pending.size === 0) worker.ref();
     return new Promise<T>((resolve, reject) => {
       pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      worker.postMessage({ ...message, id } as Call);
+      worker.postMessage({ ...message, id } as Call, transfer);
     });
   };
 
@@ -111,6 +111,10 @@ export async function openPgliteThread(options: PgliteThreadOptions = {}): Promi
         query: (text, params = []) => call({ op: 'txquery', txid, text, params }),
         async exec(script) {
           await call({ op: 'txexec', txid, script });
+        },
+        copyOut: (source) => call<Uint8Array>({ op: 'txcopyout', txid, source }),
+        async copyIn(target, data) {
+          await call({ op: 'txcopyin', txid, target, data });
         },
       };
       let result: T;

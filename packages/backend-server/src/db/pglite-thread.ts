@@ -85,12 +85,20 @@ async function serveTransaction(id: number, txid: number, readOnly: boolean, inb
             return;
           }
           try {
+            if (call.op === 'txcopyout') {
+              // The output's buffer moves to the main thread instead of being copied.
+              const bytes = await tx.copyOut(call.source);
+              post({ id: call.id, ok: true, value: bytes }, [bytes.buffer as ArrayBuffer]);
+              continue;
+            }
             const value =
               call.op === 'txquery'
                 ? await tx.query(call.text, call.params)
                 : call.op === 'txexec'
                   ? await tx.exec(call.script)
-                  : undefined;
+                  : call.op === 'txcopyin'
+                    ? await tx.copyIn(call.target, call.data)
+                    : undefined;
             post({ id: call.id, ok: true, value });
           } catch (error) {
             post({ id: call.id, ok: false, error: serializeError(error) });
@@ -155,7 +163,13 @@ port.on('message', (call: Call) => {
     void serveTransaction(call.id, call.txid, call.readOnly, inbox);
     return;
   }
-  if (call.op === 'txquery' || call.op === 'txexec' || call.op === 'end') {
+  if (
+    call.op === 'txquery' ||
+    call.op === 'txexec' ||
+    call.op === 'txcopyout' ||
+    call.op === 'txcopyin' ||
+    call.op === 'end'
+  ) {
     const inbox = transactions.get(call.txid);
     if (inbox) inbox.push(call);
     else

@@ -88,6 +88,16 @@ export async function openPglite(
           async exec(script) {
             await tx.exec(script);
           },
+          // PGlite's COPY goes through a blob device instead of the protocol's copy messages.
+          async copyOut(source) {
+            const result = await tx.query(`copy ${source} to '/dev/blob'`);
+            return new Uint8Array((await result.blob?.arrayBuffer()) ?? new ArrayBuffer(0));
+          },
+          async copyIn(target, data) {
+            await tx.query(`copy ${target} from '/dev/blob'`, [], {
+              blob: new Blob([data as Uint8Array<ArrayBuffer>]),
+            });
+          },
         });
       });
     },

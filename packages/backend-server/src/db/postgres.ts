@@ -85,6 +85,24 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
         async exec(script) {
           await conn.unsafe(script);
         },
+        async copyOut(source) {
+          const stream = await conn.unsafe(`copy ${source} to stdout`).readable();
+          // Flowing mode: postgres.js's copy stream stalls under async iteration past ~64 KB.
+          return new Promise<Uint8Array>((resolve, reject) => {
+            const chunks: Buffer[] = [];
+            stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+            stream.once('end', () => resolve(Buffer.concat(chunks)));
+            stream.once('error', reject);
+          });
+        },
+        async copyIn(target, data) {
+          const stream = await conn.unsafe(`copy ${target} from stdin`).writable();
+          await new Promise<void>((resolve, reject) => {
+            stream.once('error', reject);
+            stream.once('finish', () => resolve());
+            stream.end(data);
+          });
+        },
       };
       try {
         const begin = conn.unsafe(opts.readOnly ? 'begin read only' : 'begin').execute();

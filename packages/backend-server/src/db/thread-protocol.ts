@@ -23,6 +23,8 @@ export type Call =
   | { id: number; op: 'begin'; txid: number; readOnly: boolean }
   | { id: number; op: 'txquery'; txid: number; text: string; params: readonly unknown[] }
   | { id: number; op: 'txexec'; txid: number; script: string }
+  | { id: number; op: 'txcopyout'; txid: number; source: string }
+  | { id: number; op: 'txcopyin'; txid: number; target: string; data: Uint8Array }
   | { id: number; op: 'end'; txid: number; commit: boolean };
 
 export type Reply =

@@ -25,6 +25,13 @@ export interface Queryable {
 export interface Transaction extends Queryable {
   /** Runs a multi-statement script without parameters inside this transaction. */
   exec(script: string): Promise<void>;
+  /**
+   * `COPY <source> TO STDOUT` in the text format: the whole output. `source` is a quoted
+   * table name with its column list, or a parenthesised query (export and dump).
+   */
+  copyOut(source: string): Promise<Uint8Array>;
+  /** `COPY <target> FROM STDIN` in the text format, fed with `data` (import). */
+  copyIn(target: string, data: Uint8Array): Promise<void>;
 }
 
 /** One parameterised statement. */

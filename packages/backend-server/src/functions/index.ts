@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { type Context, Hono } from 'hono';
 import { bearerToken, verifyJwt } from '../http/jwt';
+import { devToolsFor } from '../logs/index';
 import type { AppEnv, ServerContext, ServiceInstance, ServiceModule } from '../service';
 import { workerScript } from '../worker-script';
 import { CompileError, Compiler } from './compile';
@@ -62,8 +63,11 @@ async function createFunctions(ctx: ServerContext): Promise<ServiceInstance> {
   const current = new Map<string, FunctionWorker>();
   const all = new Set<FunctionWorker>();
 
-  const report = (name: string) => (line: string, stream: 'out' | 'err') =>
+  const { log } = devToolsFor(config);
+  const report = (name: string) => (line: string, stream: 'out' | 'err') => {
+    log.push({ kind: 'function', source: name, level: stream, message: line });
     (stream === 'out' ? process.stdout : process.stderr).write(`[functions] ${name}: ${line}\n`);
+  };
 
   const workerFor = async (name: string, entry: string): Promise<FunctionWorker> => {
     const compiled = await compiler.current(name, entry);

@@ -2,31 +2,15 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parseEnv } from 'node:util';
 import type { ServerConfig } from '../config';
+import { functionVerifyJwt, parseProjectToml } from '../config-project';
 import { stamp } from './compile';
 
 /**
- * `[functions.<name>] verify_jwt = true|false` entries of a Supabase `config.toml` (the
- * only keys read here; everything else in the file is ignored).
+ * `[functions.<name>] verify_jwt = true|false` entries of a Supabase `config.toml` (read with
+ * the server's one `config.toml` parser; everything else in the file is ignored here).
  */
-export function parseVerifyJwt(toml: string): Record<string, boolean> {
-  const result: Record<string, boolean> = {};
-  let current: string | null = null;
-  for (const raw of toml.split(/\r?\n/)) {
-    const line = raw.replace(/\s+#.*$/, '').trim();
-    if (line.startsWith('#') || line === '') continue;
-    const section = /^\[\s*functions\.(?:"([^"]+)"|'([^']+)'|([A-Za-z0-9_-]+))\s*\]$/.exec(line);
-    if (section) {
-      current = section[1] ?? section[2] ?? section[3] ?? null;
-      continue;
-    }
-    if (line.startsWith('[')) {
-      current = null;
-      continue;
-    }
-    const entry = /^verify_jwt\s*=\s*(true|false)$/.exec(line);
-    if (current && entry) result[current] = entry[1] === 'true';
-  }
-  return result;
+export function parseVerifyJwt(toml: string, source?: string): Record<string, boolean> {
+  return functionVerifyJwt(parseProjectToml(toml, source));
 }
 
 /** A file read again only when its stamp changes. */
@@ -65,7 +49,8 @@ export function parseDotEnv(text: string): Record<string, string> {
 
 /**
  * Per-function settings that live in files next to the functions and may change while the
- * server runs: `verify_jwt` (options, then `<functionsDir>/../config.toml`) and the env
+ * server runs: `verify_jwt` (options, then the project's `config.toml`, else
+ * `<functionsDir>/../config.toml`) and the env
  * (the platform's variables, then `<functionsDir>/.env`).
  */
 export class FunctionSettings {
@@ -74,7 +59,10 @@ export class FunctionSettings {
 
   constructor(private readonly config: ServerConfig) {
     const dir = config.functionsDir;
-    this.toml = new WatchedFile(dir ? join(dirname(dir), 'config.toml') : null, parseVerifyJwt, {});
+    // The project's config.toml, else the one beside the functions folder (the CLI layout).
+    const toml = config.projectDir ?? (dir ? dirname(dir) : null);
+    const path = toml ? join(toml, 'config.toml') : null;
+    this.toml = new WatchedFile(path, (text) => parseVerifyJwt(text, path ?? undefined), {});
     this.dotenv = new WatchedFile(dir ? join(dir, '.env') : null, parseDotEnv, {});
   }
 

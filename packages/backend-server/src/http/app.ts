@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { devToolsFor, requestLog } from '../logs/index';
 import type { AppEnv, ServerContext, ServiceInstance, ServiceModule } from '../service';
 import { cors, gateway } from './gateway';
 
@@ -15,6 +16,8 @@ export function createApp(
   services: readonly { module: ServiceModule; instance: ServiceInstance }[],
 ): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  // Every request goes to the live log (the console's Logs screen), first and last.
+  app.use('*', requestLog(devToolsFor(ctx.config).log, ctx.config.log));
   for (const { module, instance } of services) {
     const pattern = `${module.basePath}/*`;
     if (module.cors !== false) app.use(pattern, cors());

@@ -1,7 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { apiKeyInfo, isBrowser, SECRET_KEY_IN_BROWSER } from '../http/gateway';
+import type { JwtClaims } from '../http/jwt';
+import { devToolsFor } from '../logs/index';
 import { Channel, type ChannelSocket } from './channel';
 import type { RealtimeContext } from './context';
 import type { Outlet } from './hub';
@@ -43,6 +46,11 @@ class Connection implements ChannelSocket, Outlet {
   private queue: Promise<void> = Promise.resolve();
   private idle: NodeJS.Timeout | null = null;
   readonly outlet: Outlet = this;
+  /** For the console: a short id, when it connected, who its token says it is. */
+  readonly id = randomUUID().slice(0, 8);
+  readonly connectedAt = Date.now();
+  readonly role: string | null;
+  readonly user: string | null;
 
   constructor(
     readonly ctx: RealtimeContext,
@@ -50,11 +58,37 @@ class Connection implements ChannelSocket, Outlet {
     readonly vsn: Vsn,
     readonly connectToken: string,
     readonly headers: Record<string, string>,
+    claims: JwtClaims,
   ) {
+    this.role = typeof claims.role === 'string' ? claims.role : null;
+    this.user = typeof claims.sub === 'string' ? claims.sub : null;
     ws.on('message', (data, isBinary) => this.receive(data as Buffer, isBinary));
     ws.on('close', () => this.closed());
     ws.on('error', () => ws.terminate());
     this.touch();
+    this.event('connect', `socket ${this.id} connected (vsn ${vsn})`);
+  }
+
+  /** The socket for the console: id, caller, joined topics. */
+  describe() {
+    return {
+      id: this.id,
+      role: this.role,
+      user: this.user,
+      connectedAt: this.connectedAt,
+      channels: [...this.channels.keys()],
+    };
+  }
+
+  private event(level: string, message: string): void {
+    devToolsFor(this.ctx.config).log.push({
+      kind: 'realtime',
+      level,
+      source: this.id,
+      message,
+      role: this.role,
+      user: this.user,
+    });
   }
 
   send(frame: Frame): void {
@@ -150,6 +184,7 @@ class Connection implements ChannelSocket, Outlet {
     this.queue = this.queue.then(() => {
       for (const channel of [...this.channels.values()]) channel.dispose();
       this.ctx.connections.delete(this);
+      this.event('disconnect', `socket ${this.id} closed`);
     });
   }
 }
@@ -196,7 +231,7 @@ export function createSocketEndpoint(ctx: RealtimeContext, basePath: string) {
           if (typeof value === 'string') headers[name] = value;
         }
         (await server()).handleUpgrade(req, socket, head, (ws) => {
-          ctx.connections.add(new Connection(ctx, ws, vsn, token, headers));
+          ctx.connections.add(new Connection(ctx, ws, vsn, token, headers, checked.claims));
         });
       })().catch((error) => {
         ctx.log(`realtime upgrade failed: ${String(error)}`);

@@ -1,5 +1,6 @@
 import type { ServerConfig } from '../config';
 import type { Database } from '../db/index';
+import type { RealtimeSnapshot } from '../logs/index';
 import type { ChangeFeed } from './changes';
 import type { Hub } from './hub';
 
@@ -10,6 +11,6 @@ export interface RealtimeContext {
   hub: Hub;
   feed: ChangeFeed;
   /** Open sockets (closed on shutdown). */
-  connections: Set<{ terminate(): void }>;
+  connections: Set<{ terminate(): void; describe(): RealtimeSnapshot['connections'][number] }>;
   log(message: string): void;
 }

@@ -55,7 +55,11 @@ const presenceRef = () => `F${randomBytes(9).toString('base64url')}`;
 export class Hub {
   private readonly rooms = new Map<string, Room>();
 
+  /** `observer` hears every join and leave (the console's live log). */
+  constructor(private readonly observer?: (event: 'join' | 'leave', member: Member) => void) {}
+
   add(member: Member): void {
+    this.observer?.('join', member);
     const key = roomKey(member);
     let room = this.rooms.get(key);
     if (!room) {
@@ -69,10 +73,32 @@ export class Hub {
   remove(member: Member): void {
     const key = roomKey(member);
     const room = this.rooms.get(key);
-    if (!room) return;
+    if (!room?.members.has(member)) return;
+    this.observer?.('leave', member);
     room.members.delete(member);
     this.untrack(member);
     if (room.members.size === 0) this.rooms.delete(key);
+  }
+
+  /** Every room: its topic, members and presence (the console's Realtime screen). */
+  snapshot(): {
+    topic: string;
+    private: boolean;
+    members: number;
+    presence: Record<string, Record<string, unknown>[]>;
+  }[] {
+    return [...this.rooms.entries()].map(([key, room]) => {
+      const presence: Record<string, Record<string, unknown>[]> = {};
+      for (const [presenceKey, entries] of room.presence) {
+        presence[presenceKey] = entries.map((e) => e.meta);
+      }
+      return {
+        topic: key.slice(key.indexOf('|') + 1),
+        private: key.startsWith('private|'),
+        members: room.members.size,
+        presence,
+      };
+    });
   }
 
   /** Members of a room. */

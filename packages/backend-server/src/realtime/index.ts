@@ -1,3 +1,4 @@
+import { devToolsFor } from '../logs/index';
 import type { ServiceModule } from '../service';
 import { apiRoutes } from './api';
 import { ChangeFeed } from './changes';
@@ -20,14 +21,26 @@ export const realtimeService: ServiceModule = {
   platformSql: REALTIME_SQL,
   keyAuth: false,
   async create(server) {
+    const tools = devToolsFor(server.config);
     const ctx: RealtimeContext = {
       config: server.config,
       db: server.db,
-      hub: new Hub(),
+      hub: new Hub((event, member) =>
+        tools.log.push({
+          kind: 'realtime',
+          level: event,
+          source: member.topic,
+          message: `${event} ${member.private ? 'private ' : ''}${member.topic}`,
+        }),
+      ),
       feed: new ChangeFeed(server.db, server.log),
       connections: new Set(),
       log: server.log,
     };
+    tools.realtime = () => ({
+      connections: [...ctx.connections].map((c) => c.describe()),
+      channels: ctx.hub.snapshot(),
+    });
     await ctx.feed.start();
     const stopBroadcasts = await listenDatabaseBroadcasts(ctx);
     const socket = createSocketEndpoint(ctx, BASE_PATH);

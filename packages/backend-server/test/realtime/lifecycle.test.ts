@@ -45,7 +45,7 @@ describe(`realtime across a server restart, and idle sockets (${databaseKind()})
     await drop();
   });
 
-  it('clients reconnect, rejoin and receive later events after a restart (same port and data)', async () => {
+  it('clients reconnect, rejoin and receive later events after a restart (same port and data); old database broadcasts are pruned', async () => {
     const db = await persistentDatabase();
     drop = db.drop;
     const migrationsDir = await mkdtemp(join(tmpdir(), 'realtime-migrations-'));
@@ -84,8 +84,19 @@ describe(`realtime across a server restart, and idle sockets (${databaseKind()})
     await server.db.query("insert into public.items values (1, 'before')");
     await changes.next(1);
 
+    // Database broadcasts are kept 72 hours, as on the hosted service: older ones go at start.
+    await server.db.query(
+      `insert into realtime.messages (topic, extension, payload, event, inserted_at)
+       values ('kept', 'broadcast', null, 'x', localtimestamp - interval '71 hours'),
+              ('pruned', 'broadcast', null, 'x', localtimestamp - interval '73 hours')`,
+    );
+
     await server.stop();
     server = await startServer({ port, ...options });
+    const { rows: messages } = await server.db.query<{ topic: string }>(
+      "select topic from realtime.messages where topic in ('kept', 'pruned')",
+    );
+    expect(messages).toEqual([{ topic: 'kept' }]);
     await joins.next(2, 15_000);
     await server.db.query("insert into public.items values (2, 'after')");
     await changes.next(2);

@@ -1,0 +1,225 @@
+import { useBackendMutation, useBackendQuery, useQueryClient } from '@app/backend-react';
+import { useState } from 'react';
+import { ErrorText } from '../components/ErrorText';
+import { useConsole } from '../lib/context';
+import type { Column } from '../lib/values';
+import { Rows } from './Rows';
+
+export interface TableDetail {
+  schema: string;
+  name: string;
+  kind: string;
+  rls: boolean;
+  forceRls: boolean;
+  exposed: boolean;
+  columns: Column[];
+  primaryKey: string[];
+  indexes: { name: string; definition: string; primary: boolean; unique: boolean }[];
+  constraints: { name: string; type: string; definition: string }[];
+  policies: {
+    name: string;
+    command: string;
+    permissive: boolean;
+    roles: string[];
+    using: string | null;
+    check: string | null;
+  }[];
+  triggers: { name: string; definition: string; enabled: boolean }[];
+}
+
+const TABS = ['Rows', 'Structure', 'Policies'] as const;
+
+export function TableView({ schema, table }: { schema: string; table: string }) {
+  const { api } = useConsole();
+  const [tab, setTab] = useState<(typeof TABS)[number]>('Rows');
+  const key = ['table', schema, table];
+  const detail = useBackendQuery(key, () =>
+    api.get<TableDetail>(`/tables/${encodeURIComponent(schema)}/${encodeURIComponent(table)}`),
+  );
+  const d = detail.data;
+  return (
+    <>
+      <h2>
+        {schema}.{table}
+      </h2>
+      <ErrorText error={detail.error} />
+      <fieldset className="tabs">
+        <legend className="visually-hidden">View</legend>
+        {TABS.map((t) => (
+          <button key={t} type="button" aria-pressed={tab === t} onClick={() => setTab(t)}>
+            {t}
+          </button>
+        ))}
+      </fieldset>
+      {d && tab === 'Rows' && <Rows detail={d} />}
+      {d && tab === 'Structure' && <Structure detail={d} />}
+      {d && tab === 'Policies' && <Policies detail={d} queryKey={key} />}
+    </>
+  );
+}
+
+function Structure({ detail }: { detail: TableDetail }) {
+  return (
+    <>
+      <table className="grid">
+        <caption>Columns</caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Type</th>
+            <th scope="col">Nullable</th>
+            <th scope="col">Default</th>
+          </tr>
+        </thead>
+        <tbody>
+          {detail.columns.map((c) => (
+            <tr key={c.name}>
+              <td>
+                {c.name}
+                {detail.primaryKey.includes(c.name) && <span className="tag">primary key</span>}
+              </td>
+              <td>{c.type}</td>
+              <td>{c.nullable ? 'yes' : 'no'}</td>
+              <td>
+                {c.generated
+                  ? 'generated'
+                  : c.identity
+                    ? `identity (${c.identity})`
+                    : (c.default ?? '—')}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <table className="grid">
+        <caption>Indexes</caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Definition</th>
+          </tr>
+        </thead>
+        <tbody>
+          {detail.indexes.map((i) => (
+            <tr key={i.name}>
+              <td>{i.name}</td>
+              <td>
+                <code>{i.definition}</code>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {detail.constraints.length > 0 && (
+        <table className="grid">
+          <caption>Constraints</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Definition</th>
+            </tr>
+          </thead>
+          <tbody>
+            {detail.constraints.map((c) => (
+              <tr key={c.name}>
+                <td>{c.name}</td>
+                <td>
+                  <code>{c.definition}</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {detail.triggers.length > 0 && (
+        <table className="grid">
+          <caption>Triggers</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Definition</th>
+            </tr>
+          </thead>
+          <tbody>
+            {detail.triggers.map((t) => (
+              <tr key={t.name}>
+                <td>{t.name}</td>
+                <td>
+                  <code>{t.definition}</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}
+
+function Policies({ detail, queryKey }: { detail: TableDetail; queryKey: string[] }) {
+  const { api } = useConsole();
+  const queryClient = useQueryClient();
+  const toggle = useBackendMutation(
+    (enabled: boolean) =>
+      api.post(
+        `/tables/${encodeURIComponent(detail.schema)}/${encodeURIComponent(detail.name)}/rls`,
+        { enabled },
+      ),
+    {
+      invalidates: [queryKey, ['tables']],
+      onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['rows'] }),
+    },
+  );
+  return (
+    <>
+      <p>
+        Row level security is <strong>{detail.rls ? 'on' : 'off'}</strong>
+        {detail.forceRls ? ' (forced for the owner too)' : ''}.{' '}
+        <button
+          type="button"
+          onClick={() => toggle.mutate(!detail.rls)}
+          disabled={toggle.isPending}
+        >
+          {detail.rls ? 'Turn RLS off' : 'Turn RLS on'}
+        </button>
+      </p>
+      <ErrorText error={toggle.error} />
+      {detail.policies.length === 0 ? (
+        <p className="muted">
+          No policies. {detail.rls ? 'With RLS on, only the service role sees rows.' : ''}
+        </p>
+      ) : (
+        <table className="grid">
+          <caption>Policies</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Command</th>
+              <th scope="col">Roles</th>
+              <th scope="col">Using</th>
+              <th scope="col">With check</th>
+            </tr>
+          </thead>
+          <tbody>
+            {detail.policies.map((p) => (
+              <tr key={p.name}>
+                <td>
+                  {p.name}
+                  {!p.permissive && <span className="tag">restrictive</span>}
+                </td>
+                <td>{p.command}</td>
+                <td>{p.roles.join(', ')}</td>
+                <td>
+                  <code>{p.using ?? '—'}</code>
+                </td>
+                <td>
+                  <code>{p.check ?? '—'}</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}

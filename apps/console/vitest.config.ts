@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+import { workspaceAliases } from '../../vitest.workspace-aliases.ts';
+
+export default defineConfig({
+  resolve: { alias: workspaceAliases },
+  test: {
+    include: ['src/**/*.test.ts', 'src/**/*.test.tsx'],
+    reporters: ['default', 'json'],
+    outputFile: { json: '.artifacts/test-report.json' },
+  },
+});

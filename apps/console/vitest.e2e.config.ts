@@ -1,0 +1,16 @@
+import { defineConfig } from 'vitest/config';
+import { workspaceAliases } from '../../vitest.workspace-aliases.ts';
+
+// Browser end-to-end tests: the built console (run `pnpm build` first), served by a real
+// backend-server started in each test file, in Debian's Chromium.
+export default defineConfig({
+  resolve: { alias: workspaceAliases },
+  test: {
+    include: ['e2e/**/*.e2e.ts'],
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+    fileParallelism: false,
+    reporters: ['default', 'json'],
+    outputFile: { json: '.artifacts/e2e-report.json' },
+  },
+});

@@ -1,0 +1,30 @@
+import { useRef } from 'react';
+import { fromFolderInput } from '../lib/dropped';
+import { useLayout } from './layout-context';
+
+/** "Upload folder": picks a folder and uploads it with its tree, into `folderId`. */
+export function UploadFolderButton({ folderId }: { folderId: string | null }) {
+  const { addFiles } = useLayout();
+  const input = useRef<HTMLInputElement>(null);
+  return (
+    <>
+      <button type="button" onClick={() => input.current?.click()}>
+        Upload folder
+      </button>
+      <input
+        ref={input}
+        type="file"
+        multiple
+        hidden
+        aria-label="Choose a folder to upload"
+        data-testid="folder-picker"
+        {...{ webkitdirectory: '' }}
+        onChange={(e) => {
+          const chosen = Array.from(e.target.files ?? []);
+          if (chosen.length) addFiles(fromFolderInput(chosen), folderId);
+          e.target.value = '';
+        }}
+      />
+    </>
+  );
+}

@@ -1,0 +1,127 @@
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseProjectToml, projectOptions, sizeInBytes } from './config-project';
+
+async function project(files: Record<string, string>): Promise<string> {
+  const root = await mkdtemp(join(tmpdir(), 'project-'));
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(join(root, path, '..'), { recursive: true });
+    await writeFile(join(root, path), text);
+  }
+  return root;
+}
+
+describe('config.toml (hosted CLI layout)', () => {
+  it('reads the settings it understands and ignores the rest', async () => {
+    const root = await project({
+      'config.toml': `
+        project_id = "drive"
+        [api]
+        enabled = true
+        port = 54400
+        schemas = ["public", "api"]
+        max_rows = 500
+        [db]
+        port = 54322
+        [db.seed]
+        enabled = true
+        sql_paths = ["./seed.sql"]
+        [auth]
+        site_url = "http://127.0.0.1:3000"
+        additional_redirect_urls = ["https://app.example.com/**"]
+        jwt_expiry = 600
+        refresh_token_reuse_interval = 5
+        enable_anonymous_sign_ins = false
+        enable_signup = true
+        minimum_password_length = 8
+        [auth.email]
+        enable_confirmations = true
+        secure_password_change = true
+        otp_expiry = 900
+        [auth.rate_limit]
+        sign_in_sign_ups = 20
+        token_verifications = 10
+        email_sent = 4
+        [storage]
+        file_size_limit = "5GiB"
+        [functions.share]
+        verify_jwt = false
+        [edge_runtime]
+        policy = "per_worker"
+      `,
+      'migrations/0001_a.sql': 'select 1;',
+      'seed.sql': 'select 1;',
+      'functions/share/index.ts': '',
+    });
+    expect(await projectOptions(root)).toEqual({
+      projectDir: root,
+      port: 54400,
+      migrationsDir: join(root, 'migrations'),
+      seedFile: join(root, 'seed.sql'),
+      functionsDir: join(root, 'functions'),
+      rest: { schemas: ['public', 'api'], maxRows: 500 },
+      auth: {
+        siteUrl: 'http://127.0.0.1:3000',
+        disableSignup: false,
+        redirectUrls: ['https://app.example.com/**'],
+        jwtExpiry: 600,
+        refreshTokenReuseInterval: 5,
+        anonymousSignIns: false,
+        passwordMinLength: 8,
+        autoconfirm: false,
+        securePasswordChange: true,
+        otpExpiry: 900,
+        rateLimits: { tokenPerIp: 20, otpPerIp: 10, emailPerAddress: 4 },
+      },
+      storage: { fileSizeLimit: 5 * 1024 ** 3 },
+    });
+  });
+
+  it('works without config.toml, and skips what is turned off or missing', async () => {
+    expect(await projectOptions(await project({ 'migrations/0001.sql': '' }))).toMatchObject({
+      migrationsDir: expect.stringMatching(/migrations$/),
+    });
+    const root = await project({
+      'config.toml': '[db.migrations]\nenabled = false\n[db.seed]\nenabled = false\n',
+      'migrations/0001.sql': '',
+      'seed.sql': '',
+    });
+    expect(await projectOptions(root)).toEqual({ projectDir: root });
+  });
+
+  it('names the file and the key of a setting it cannot use', async () => {
+    const bad = await project({ 'config.toml': '[api]\nport = "fast"\n' });
+    await expect(projectOptions(bad)).rejects.toThrow(
+      `${join(bad, 'config.toml')}: api.port must be a number`,
+    );
+    const broken = await project({ 'config.toml': '[api\nport = 1\n' });
+    await expect(projectOptions(broken)).rejects.toThrow(join(broken, 'config.toml'));
+    const two = await project({ 'config.toml': '[db.seed]\nsql_paths = ["a.sql", "b.sql"]\n' });
+    await expect(projectOptions(two)).rejects.toThrow('this server applies one seed file');
+    await expect(projectOptions(join(tmpdir(), 'no-such-project-dir'))).rejects.toThrow(
+      'does not exist',
+    );
+  });
+
+  it('replaces env(NAME) values with the environment', () => {
+    process.env.PROJECT_TEST_SITE = 'https://drive.example.com';
+    expect(
+      parseProjectToml(
+        '[auth]\nsite_url = "env(PROJECT_TEST_SITE)"\nx = "env(PROJECT_TEST_UNSET)"\n',
+      ),
+    ).toEqual({ auth: { site_url: 'https://drive.example.com', x: undefined } });
+  });
+
+  it('reads sizes as the CLI does (binary units)', () => {
+    expect(sizeInBytes('50MiB', 'k')).toBe(50 * 1024 ** 2);
+    expect(sizeInBytes('50MB', 'k')).toBe(50 * 1024 ** 2);
+    expect(sizeInBytes('1.5 GB', 'k')).toBe(1.5 * 1024 ** 3);
+    expect(sizeInBytes('512', 'k')).toBe(512);
+    expect(sizeInBytes(2048, 'k')).toBe(2048);
+    expect(() => sizeInBytes('lots', 'storage.file_size_limit')).toThrow(
+      'config.toml: storage.file_size_limit must be a size such as "50MiB", not "lots"',
+    );
+  });
+});

@@ -1,0 +1,152 @@
+/**
+ * A project folder in the layout the hosted platform's CLI reads from its `supabase/` folder
+ * (`config.toml`, `migrations/`, `seed.sql`, `functions/`), turned into server options. Part
+ * of the server's one config loader: `resolveConfig` (config.ts) calls it for `projectDir`,
+ * and the functions settings read `verify_jwt` with the same parser.
+ */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+import type { AuthOptions, StartServerOptions } from './config';
+
+/** Explicit options over a project's: top-level values, and the keys of each group. */
+export function mergeOptions(
+  base: StartServerOptions,
+  over: StartServerOptions,
+): StartServerOptions {
+  const merged: StartServerOptions = { ...base, ...over };
+  for (const group of ['auth', 'rest', 'storage', 'realtime', 'functions'] as const) {
+    if (base[group] || over[group])
+      Object.assign(merged, { [group]: { ...base[group], ...over[group] } });
+  }
+  return merged;
+}
+
+type Table = Record<string, unknown>;
+
+/**
+ * Parses a hosted CLI `config.toml`: TOML, with `"env(NAME)"` strings replaced by that
+ * environment variable (absent when it is not set). Throws naming the file on a syntax error.
+ */
+export function parseProjectToml(text: string, source = 'config.toml'): Table {
+  let parsed: Table;
+  try {
+    parsed = parseToml(text) as Table;
+  } catch (error) {
+    throw new Error(`${source}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const substitute = (value: unknown): unknown => {
+    if (typeof value === 'string') {
+      const name = /^env\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)$/.exec(value)?.[1];
+      return name ? process.env[name] : value;
+    }
+    if (Array.isArray(value)) return value.map(substitute);
+    if (value && typeof value === 'object' && !(value instanceof Date)) {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v)]));
+    }
+    return value;
+  };
+  return substitute(parsed) as Table;
+}
+
+/** `[functions.<name>] verify_jwt` of a parsed `config.toml`. */
+export function functionVerifyJwt(toml: Table): Record<string, boolean> {
+  const result: Record<string, boolean> = {};
+  const functions = toml.functions;
+  if (!functions || typeof functions !== 'object') return result;
+  for (const [name, settings] of Object.entries(functions as Table)) {
+    const verify = (settings as Table | null)?.verify_jwt;
+    if (typeof verify === 'boolean') result[name] = verify;
+  }
+  return result;
+}
+
+/** Bytes of a CLI size (`"50MiB"`, `"5GB"`, `1048576`); units are binary, as the CLI reads them. */
+export function sizeInBytes(value: string | number, key: string): number {
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$/i.exec(String(value));
+  if (!match)
+    throw new Error(
+      `config.toml: ${key} must be a size such as "50MiB", not ${JSON.stringify(value)}`,
+    );
+  const power = ' kmgt'.indexOf((match[2] || ' ').toLowerCase());
+  return Math.round(Number(match[1]) * 1024 ** power);
+}
+
+/**
+ * The options a project folder (hosted CLI layout) gives: its `migrations/`, `functions/`
+ * and seed file, and the `config.toml` settings this server understands — `[api] port`,
+ * `schemas`, `max_rows`; `[db.migrations] enabled`; `[db.seed] enabled`, `sql_paths` (one
+ * file); `[auth] site_url`, `additional_redirect_urls`, `jwt_expiry`,
+ * `refresh_token_reuse_interval`, `enable_anonymous_sign_ins`, `minimum_password_length`;
+ * `[auth.email] enable_confirmations`, `secure_password_change`, `otp_expiry`;
+ * `[auth.rate_limit] sign_in_sign_ups`, `token_verifications`, `email_sent`;
+ * `[storage] file_size_limit`; `[functions.<name>] verify_jwt` (read while running). Other
+ * keys are ignored.
+ */
+export async function projectOptions(dir: string): Promise<StartServerOptions> {
+  const root = resolve(dir);
+  if (!existsSync(root)) throw new Error(`Project folder ${root} does not exist`);
+  const file = join(root, 'config.toml');
+  const toml = existsSync(file) ? parseProjectToml(await readFile(file, 'utf8'), file) : {};
+  const get = <T>(path: string, type: 'string' | 'number' | 'boolean' | 'array'): T | undefined => {
+    let value: unknown = toml;
+    for (const part of path.split('.')) value = (value as Table | undefined)?.[part];
+    if (value === undefined) return undefined;
+    const ok = type === 'array' ? Array.isArray(value) : typeof value === type;
+    if (!ok) throw new Error(`${file}: ${path} must be a ${type}`);
+    return value as T;
+  };
+  const options: StartServerOptions = { projectDir: root };
+  const some = <T extends object>(o: T): T | undefined =>
+    Object.values(o).some((v) => v !== undefined)
+      ? (Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T)
+      : undefined;
+  const port = get<number>('api.port', 'number');
+  if (port !== undefined) options.port = port;
+  if (get('db.migrations.enabled', 'boolean') !== false && existsSync(join(root, 'migrations'))) {
+    options.migrationsDir = join(root, 'migrations');
+  }
+  if (get('db.seed.enabled', 'boolean') !== false) {
+    const paths = get<string[]>('db.seed.sql_paths', 'array') ?? ['./seed.sql'];
+    if (paths.length > 1)
+      throw new Error(`${file}: db.seed.sql_paths: this server applies one seed file`);
+    const seed = paths[0] ? resolve(root, paths[0]) : null;
+    if (seed && existsSync(seed)) options.seedFile = seed;
+  }
+  if (existsSync(join(root, 'functions'))) options.functionsDir = join(root, 'functions');
+  const confirmations = get<boolean>('auth.email.enable_confirmations', 'boolean');
+  const signups = get<boolean>('auth.enable_signup', 'boolean');
+  const rest = some({
+    schemas: get<string[]>('api.schemas', 'array'),
+    maxRows: get<number>('api.max_rows', 'number'),
+  });
+  const rateLimits = some({
+    tokenPerIp: get<number>('auth.rate_limit.sign_in_sign_ups', 'number'),
+    otpPerIp: get<number>('auth.rate_limit.token_verifications', 'number'),
+    emailPerAddress: get<number>('auth.rate_limit.email_sent', 'number'),
+  });
+  const auth = some<AuthOptions>({
+    siteUrl: get<string>('auth.site_url', 'string'),
+    disableSignup: signups === undefined ? undefined : !signups,
+    redirectUrls: get<string[]>('auth.additional_redirect_urls', 'array'),
+    jwtExpiry: get<number>('auth.jwt_expiry', 'number'),
+    refreshTokenReuseInterval: get<number>('auth.refresh_token_reuse_interval', 'number'),
+    anonymousSignIns: get<boolean>('auth.enable_anonymous_sign_ins', 'boolean'),
+    passwordMinLength: get<number>('auth.minimum_password_length', 'number'),
+    autoconfirm: confirmations === undefined ? undefined : !confirmations,
+    securePasswordChange: get<boolean>('auth.email.secure_password_change', 'boolean'),
+    otpExpiry: get<number>('auth.email.otp_expiry', 'number'),
+    rateLimits,
+  });
+  const size = (toml.storage as Table | undefined)?.file_size_limit;
+  if (rest) options.rest = rest;
+  if (auth) options.auth = auth;
+  if (size !== undefined) {
+    options.storage = {
+      fileSizeLimit: sizeInBytes(size as string | number, 'storage.file_size_limit'),
+    };
+  }
+  return options;
+}

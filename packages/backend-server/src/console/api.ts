@@ -1,0 +1,220 @@
+import { type Context, Hono } from 'hono';
+import { devToolsFor, type LogEntry } from '../logs/index';
+import { outboxFor } from '../mail/index';
+import type { AppEnv, ServerContext } from '../service';
+import { smsOutboxFor } from '../sms/index';
+import { listTables, readRows, setRls, tableDetail } from './catalog';
+import { runSql } from './sql';
+
+/** Largest SQL script the console accepts (bytes). */
+const MAX_SCRIPT = 1024 * 1024;
+
+async function jsonBody(c: Context<AppEnv>): Promise<Record<string, unknown> | null> {
+  try {
+    const value = (await c.req.json()) as unknown;
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+const badRequest = (c: Context<AppEnv>, message: string) => c.json({ message }, 400);
+
+/** An SMTP URL without its password. */
+function withoutPassword(url: string | null): string | null {
+  if (!url) return null;
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+/** The settings in force that the console shows (no secrets but the project's keys). */
+function settings(ctx: ServerContext) {
+  const { config } = ctx;
+  const { smtpUrl, ...auth } = config.auth;
+  return {
+    database: ctx.db.kind,
+    dataDir: config.dataDir,
+    storageDir: config.storageDir,
+    migrationsDir: config.migrationsDir,
+    seedFile: config.seedFile,
+    functionsDir: config.functionsDir,
+    auth: { ...auth, smtpUrl: withoutPassword(smtpUrl) },
+    rest: config.rest,
+    storage: config.storage,
+    realtime: config.realtime,
+    functions: config.functions,
+    logCapacity: config.console.logCapacity,
+  };
+}
+
+/**
+ * The console API under `/_console/api` (behind the token guard): what the console needs
+ * beyond the public APIs it calls with the service-role key.
+ */
+export function consoleApi(ctx: ServerContext): { routes: Hono<AppEnv>; close(): void } {
+  const { config, db } = ctx;
+  const api = new Hono<AppEnv>();
+  const tools = devToolsFor(config);
+  const streams = new Set<() => void>();
+
+  api.get('/session', (c) =>
+    c.json({
+      url: config.url,
+      anonKey: config.anonKey,
+      serviceRoleKey: config.serviceRoleKey,
+      exposedSchemas: config.rest.schemas,
+      settings: settings(ctx),
+    }),
+  );
+
+  api.post('/sql', async (c) => {
+    const body = await jsonBody(c);
+    const query = body?.query;
+    if (typeof query !== 'string') return badRequest(c, 'Send {"query": "…"}.');
+    if (Buffer.byteLength(query) > MAX_SCRIPT) return badRequest(c, 'The script is over 1 MB.');
+    const outcome = await runSql(db, query);
+    return outcome.ok
+      ? c.json({ results: outcome.results, durationMs: outcome.durationMs })
+      : c.json({ error: outcome.error, durationMs: outcome.durationMs }, 400);
+  });
+
+  api.get('/tables', async (c) => c.json(await listTables(db)));
+
+  api.get('/tables/:schema/:table', async (c) => {
+    const detail = await tableDetail(db, c.req.param('schema'), c.req.param('table'));
+    if (!detail) return c.json({ message: 'No such table' }, 404);
+    return c.json({ ...detail, exposed: config.rest.schemas.includes(detail.schema) });
+  });
+
+  api.post('/tables/:schema/:table/rls', async (c) => {
+    const body = await jsonBody(c);
+    if (typeof body?.enabled !== 'boolean') return badRequest(c, 'Send {"enabled": true|false}.');
+    const done = await setRls(db, c.req.param('schema'), c.req.param('table'), body.enabled);
+    return done ? c.json({ enabled: body.enabled }) : c.json({ message: 'No such table' }, 404);
+  });
+
+  api.get('/tables/:schema/:table/rows', async (c) => {
+    const limit = Math.min(Math.max(Number(c.req.query('limit') ?? 50) || 50, 1), 1000);
+    const offset = Math.max(Number(c.req.query('offset') ?? 0) || 0, 0);
+    const [order, direction] = (c.req.query('order') ?? '').split('.');
+    const page = await readRows(db, c.req.param('schema'), c.req.param('table'), {
+      limit,
+      offset,
+      order: order || null,
+      ascending: direction !== 'desc',
+    });
+    return page ? c.json(page) : c.json({ message: 'No such table' }, 404);
+  });
+
+  const outbox = outboxFor(config, ctx.log);
+  api.get('/mail', (c) => c.json(outbox.list()));
+  api.delete('/mail', (c) => {
+    outbox.clear();
+    return c.body(null, 204);
+  });
+
+  const sms = smsOutboxFor(config, ctx.log);
+  api.get('/sms', (c) => c.json(sms.list()));
+  api.delete('/sms', (c) => {
+    sms.clear();
+    return c.body(null, 204);
+  });
+
+  api.get('/auth/users/:id/sessions', async (c) => {
+    const id = c.req.param('id');
+    if (!/^[0-9a-f-]{36}$/i.test(id)) return badRequest(c, 'Not a user id.');
+    const { rows } = await db.query(
+      `select id, created_at, updated_at, refreshed_at::text, user_agent, ip::text as ip,
+              aal::text as aal, not_after
+         from auth.sessions where user_id = $1 order by created_at desc`,
+      [id],
+    );
+    return c.json(rows);
+  });
+
+  api.delete('/auth/sessions/:id', async (c) => {
+    const id = c.req.param('id');
+    if (!/^[0-9a-f-]{36}$/i.test(id)) return badRequest(c, 'Not a session id.');
+    const { affectedRows } = await db.query('delete from auth.sessions where id = $1', [id]);
+    return affectedRows > 0 ? c.body(null, 204) : c.json({ message: 'No such session' }, 404);
+  });
+
+  api.get('/realtime', (c) => c.json(tools.realtime?.() ?? { connections: [], channels: [] }));
+
+  api.get('/logs', (c) => {
+    const after = Number(c.req.query('after') ?? 0) || 0;
+    return c.json({
+      entries: tools.log.since(after),
+      lastSeq: tools.log.lastSeq,
+      capacity: tools.log.capacity,
+    });
+  });
+
+  // Live log: newline-delimited JSON, one line per batch (an array of entries), every 100 ms
+  // at most, and `[]` every 15 s so proxies keep the stream open.
+  api.get('/logs/stream', (c) => {
+    const after = Number(c.req.query('after') ?? 0) || 0;
+    const encoder = new TextEncoder();
+    let pending: LogEntry[] = tools.log.since(after);
+    let stop = () => {};
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        const flush = () => {
+          if (pending.length === 0) return;
+          const batch = pending;
+          pending = [];
+          controller.enqueue(encoder.encode(`${JSON.stringify(batch)}\n`));
+        };
+        const unfollow = tools.log.follow((entry) => {
+          pending.push(entry);
+          if (pending.length > config.console.logCapacity) pending.shift();
+        });
+        const timer = setInterval(flush, 100);
+        const ping = setInterval(() => controller.enqueue(encoder.encode('[]\n')), 15_000);
+        timer.unref();
+        ping.unref();
+        const end = () => {
+          stop();
+          try {
+            controller.close();
+          } catch {}
+        };
+        stop = () => {
+          unfollow();
+          clearInterval(timer);
+          clearInterval(ping);
+          streams.delete(end);
+        };
+        streams.add(end);
+        flush();
+        c.req.raw.signal.addEventListener('abort', end);
+      },
+      cancel() {
+        stop();
+      },
+    });
+    return new Response(body, {
+      headers: { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' },
+    });
+  });
+
+  api.delete('/logs', (c) => {
+    tools.log.clear();
+    return c.body(null, 204);
+  });
+
+  api.notFound((c) => c.json({ message: 'No such console API' }, 404));
+  return {
+    routes: api,
+    close() {
+      for (const end of [...streams]) end();
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import { getConnInfo } from '@hono/node-server/conninfo';
+import { type Context, Hono } from 'hono';
+import type { ServerConfig } from '../config';
+import type { AppEnv, ServiceModule } from '../service';
+import { consoleApi } from './api';
+import { findConsoleAssets, serveAsset } from './assets';
+import { consoleRefusal, LoginThrottle, originGuard, sameSecret, tokenGuard } from './guard';
+
+export { consoleRefusal, isLoopback, TOKEN_HEADER } from './guard';
+
+const BASE_PATH = '/_console';
+
+/**
+ * The console's address for the person who started the server: the secret rides in the
+ * fragment, which browsers never send to a server (so it stays out of logs and referrers);
+ * the console page keeps it and sends it as `x-console-token`. Null when the console is not
+ * served.
+ *
+ * @example
+ * consoleLink(config, 'mail') // http://127.0.0.1:54321/_console/mail#token=…
+ */
+export function consoleLink(config: ServerConfig, screen = ''): string | null {
+  if (consoleRefusal(config)) return null;
+  return `${config.url}${BASE_PATH}/${screen}#token=${config.console.token}`;
+}
+
+function clientAddress(c: Context<AppEnv>): string {
+  try {
+    return getConnInfo(c).remote.address ?? 'unknown';
+  } catch {
+    return 'local';
+  }
+}
+
+/**
+ * The local console at `/_console`: the built console app, and its API under
+ * `/_console/api` guarded by the per-process secret (see guard.ts and the README). Served
+ * only on loopback unless `console.remote` and a password say otherwise. No CORS: only
+ * the console's own pages can read its answers.
+ */
+export const consoleService: ServiceModule = {
+  name: 'console',
+  basePath: BASE_PATH,
+  keyAuth: false,
+  cors: false,
+  create(ctx) {
+    const { config } = ctx;
+    const routes = new Hono<AppEnv>();
+    const refusal = consoleRefusal(config);
+    if (refusal) {
+      routes.all('*', (c) => c.json({ message: refusal }, 403));
+      return { routes };
+    }
+    const assets = findConsoleAssets(config.console.assetsDir);
+    const api = consoleApi(ctx);
+    const throttle = new LoginThrottle();
+
+    routes.use('*', originGuard(config));
+    routes.post('/api/login', async (c) => {
+      const password = config.console.password;
+      if (!password) {
+        return c.json(
+          { message: 'No console password is set: use the link printed at start.' },
+          404,
+        );
+      }
+      const address = clientAddress(c);
+      if (throttle.blocked(address)) {
+        return c.json({ message: 'Too many wrong passwords: wait a minute.' }, 429);
+      }
+      const body = (await c.req.json().catch(() => null)) as { password?: unknown } | null;
+      if (!sameSecret(typeof body?.password === 'string' ? body.password : null, password)) {
+        throttle.fail(address);
+        return c.json({ message: 'Wrong password' }, 401);
+      }
+      return c.json({ token: config.console.token }, 200, { 'cache-control': 'no-store' });
+    });
+    routes.use('/api/*', tokenGuard(config));
+    routes.route('/api', api.routes);
+    const page = (c: Context<AppEnv>) =>
+      c.req.path === BASE_PATH
+        ? c.redirect(`${BASE_PATH}/`, 308)
+        : serveAsset(assets, c.req.path.slice(BASE_PATH.length + 1));
+    routes.get('/', page);
+    routes.get('/*', page);
+    return { routes, close: async () => api.close() };
+  },
+};

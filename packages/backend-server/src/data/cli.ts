@@ -1,0 +1,214 @@
+/**
+ * The data commands of the CLI: `db dump`, `db reset`, `migration new`, `export`, `import`.
+ * Each opens the database of `--data-dir` (embedded) or `--database-url` itself, holding
+ * the data directory's lock so no server runs on it meanwhile.
+ */
+import { createWriteStream } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { type Database, openDatabase } from '../db/index';
+import { platformScripts } from '../server';
+import { exportArchive, importArchive } from './archive';
+import { dumpDatabase } from './dump';
+import { lockDataDir } from './lock';
+import { newMigration } from './migration';
+import { resetDatabase } from './reset';
+import { applyScript, DataError, RESET_AFTER_DUMP } from './restore';
+
+export const DATA_HELP = `backend-server data commands
+
+  backend-server db dump [-f FILE] [--data-only | --with-data] [-s SCHEMA,…] [DATABASE]
+      The project's schema as SQL (default, as the hosted CLI), its rows (--data-only: the
+      app's tables and the auth and storage rows), or both (--with-data). Restore with
+      psql -f FILE or backend-server import FILE. Writes to stdout unless -f.
+  backend-server db reset [--migrations DIR] [--seed FILE | --no-seed] [DATABASE]
+      A fresh database: every app schema and project row dropped, the migrations and the
+      seed applied again, the stored files removed.
+  backend-server migration new NAME [--migrations DIR]
+      Creates DIR/<UTC timestamp>_NAME.sql (default DIR: backend/migrations), with what
+      is piped to the command, if anything.
+  backend-server export FILE [DATABASE]
+      A portable archive (tar) of the database and the stored files.
+  backend-server import FILE [DATABASE]
+      An archive replaces the database's project data and stored files; a .sql file (a
+      dump) runs in one transaction. A bad file changes nothing.
+
+  DATABASE: --data-dir DIR (embedded database and stored files) and/or --database-url URL
+  (a PostgreSQL server; stored files still in --data-dir when given).
+`;
+
+const OPTIONS = {
+  'data-dir': { type: 'string' },
+  'database-url': { type: 'string' },
+  file: { type: 'string', short: 'f' },
+  'data-only': { type: 'boolean' },
+  'with-data': { type: 'boolean' },
+  schema: { type: 'string', short: 's', multiple: true },
+  migrations: { type: 'string' },
+  seed: { type: 'string' },
+  'no-seed': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Values = ReturnType<typeof parse>['values'];
+const parse = (argv: string[]) =>
+  parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+
+/** Opens the command's database with the data directory locked; `run` gets it and the storage dir. */
+async function withDatabase<T>(
+  values: Values,
+  run: (db: Database, storageDir: string | null) => Promise<T>,
+): Promise<T> {
+  const dataDir = values['data-dir'] ? resolve(values['data-dir']) : null;
+  const databaseUrl = values['database-url'] ?? null;
+  if (!dataDir && !databaseUrl) {
+    throw new DataError('say which database: --data-dir DIR or --database-url URL');
+  }
+  const unlock = dataDir ? await lockDataDir(dataDir) : null;
+  try {
+    const db = await openDatabase({
+      dataDir: databaseUrl ? undefined : (dataDir ?? undefined),
+      databaseUrl: databaseUrl ?? undefined,
+      platformSql: platformScripts(),
+    });
+    try {
+      return await run(db, dataDir ? join(dataDir, 'storage') : null);
+    } finally {
+      await db.close();
+    }
+  } finally {
+    await unlock?.();
+  }
+}
+
+const needStorage = (storageDir: string | null): string => {
+  if (!storageDir) throw new DataError('stored files need a folder: add --data-dir DIR');
+  return storageDir;
+};
+
+async function readStdin(): Promise<Buffer> {
+  if (process.stdin.isTTY) return Buffer.alloc(0);
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+const say = (line: string) => process.stderr.write(`${line}\n`);
+
+async function dump(values: Values): Promise<void> {
+  if (values['data-only'] && values['with-data']) {
+    throw new DataError('--data-only and --with-data cannot go together');
+  }
+  const schemas = values.schema?.flatMap((s) => s.split(',')).filter(Boolean) ?? null;
+  await withDatabase(values, async (db) => {
+    say('Dumping the database…');
+    const result = await dumpDatabase(db, {
+      schema: !values['data-only'],
+      data: Boolean(values['data-only'] || values['with-data']),
+      schemas,
+    });
+    const out = values.file ? createWriteStream(values.file) : process.stdout;
+    for (const chunk of result.chunks) {
+      if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
+    }
+    if (values.file) {
+      await new Promise<void>((r, j) =>
+        out.end((error?: Error | null) => (error ? j(error) : r())),
+      );
+      say(`Dumped ${result.tables} tables, ${result.rows} rows to ${values.file}.`);
+    }
+  });
+}
+
+async function reset(values: Values): Promise<void> {
+  const migrationsDir = values.migrations ? resolve(values.migrations) : null;
+  const seedFile = values['no-seed'] || !values.seed ? null : resolve(values.seed);
+  await withDatabase(values, async (db, storageDir) => {
+    say('Resetting the database…');
+    const done = await resetDatabase(db, {
+      platformSql: platformScripts(),
+      migrationsDir,
+      seedFile,
+      storageDir,
+    });
+    for (const file of done.migrations) say(`Applying migration ${file}…`);
+    if (done.seeded) say(`Seeding data from ${values.seed}…`);
+    say(`Finished db reset${storageDir ? ' (stored files removed)' : ''}.`);
+  });
+}
+
+async function exportCommand(file: string, values: Values): Promise<void> {
+  await withDatabase(values, async (db, storageDir) => {
+    const summary = await exportArchive(db, storageDir ?? join(resolve('.'), '.no-storage'), file);
+    say(
+      `Exported ${summary.rows} rows of ${summary.tables} tables and ${summary.objects} objects (${summary.objectBytes} bytes) to ${file}.`,
+    );
+  });
+}
+
+async function importCommand(file: string, values: Values): Promise<void> {
+  const info = await stat(file).catch(() => null);
+  if (!info?.isFile()) throw new DataError(`${file} does not exist`);
+  if (/\.sql$/i.test(file)) {
+    const script = await readFile(file);
+    await withDatabase(values, async (db) => {
+      try {
+        await db.transaction((tx) => applyScript(tx, script));
+      } catch (error) {
+        if (error instanceof DataError) throw error;
+        throw new DataError(
+          `${file} could not be applied, nothing was changed: ${(error as Error).message}`,
+        );
+      } finally {
+        await db.exec(RESET_AFTER_DUMP).catch(() => {});
+      }
+      say(`Applied ${file}.`);
+    });
+    return;
+  }
+  await withDatabase(values, async (db, storageDir) => {
+    const summary = await importArchive(db, needStorage(storageDir), file, platformScripts());
+    say(
+      `Imported ${summary.rows} rows of ${summary.tables} tables and ${summary.objects} objects from ${file}.`,
+    );
+  });
+}
+
+/** Runs a data command; resolves to the exit code. Errors of the user's input exit 1 with a message. */
+export async function runDataCommand(argv: string[]): Promise<number> {
+  let values: Values;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parse(argv));
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${DATA_HELP}`);
+    return 2;
+  }
+  const [command, sub, arg] = positionals;
+  if (values.help) {
+    process.stdout.write(DATA_HELP);
+    return 0;
+  }
+  try {
+    if (command === 'db' && sub === 'dump') await dump(values);
+    else if (command === 'db' && sub === 'reset') await reset(values);
+    else if (command === 'migration' && sub === 'new' && arg) {
+      const dir = resolve(values.migrations ?? 'backend/migrations');
+      const path = await newMigration(dir, arg, await readStdin());
+      process.stdout.write(`Created new migration at ${path}.\n`);
+    } else if (command === 'export' && sub) await exportCommand(sub, values);
+    else if (command === 'import' && sub) await importCommand(sub, values);
+    else {
+      process.stderr.write(
+        `Unknown or incomplete command: ${positionals.join(' ')}\n\n${DATA_HELP}`,
+      );
+      return 2;
+    }
+  } catch (error) {
+    if (!(error instanceof DataError)) throw error;
+    process.stderr.write(`backend-server: ${error.message}\n`);
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,51 @@
+import type { ServerConfig } from '../config';
+import { LiveLog } from './log';
+
+export {
+  DEFAULT_LOG_CAPACITY,
+  LiveLog,
+  type LogEntry,
+  type LogKind,
+  type NewLogEntry,
+} from './log';
+export { requestLog } from './request-log';
+
+/** A snapshot of the realtime service for the console: sockets, channels and presence. */
+export interface RealtimeSnapshot {
+  connections: {
+    id: string;
+    role: string | null;
+    user: string | null;
+    connectedAt: number;
+    channels: string[];
+  }[];
+  channels: {
+    topic: string;
+    private: boolean;
+    members: number;
+    presence: Record<string, Record<string, unknown>[]>;
+  }[];
+}
+
+/**
+ * What the services of one running server expose to its console: the live log (requests,
+ * function output, realtime events) and views of their state. One per server, found by its
+ * config, as the mail outbox is.
+ */
+export interface DevTools {
+  log: LiveLog;
+  /** Set by the realtime service when it runs. */
+  realtime: (() => RealtimeSnapshot) | null;
+}
+
+const registry = new WeakMap<ServerConfig, DevTools>();
+
+/** The dev tools of the server that owns `config`. */
+export function devToolsFor(config: ServerConfig): DevTools {
+  let tools = registry.get(config);
+  if (!tools) {
+    tools = { log: new LiveLog(config.console.logCapacity), realtime: null };
+    registry.set(config, tools);
+  }
+  return tools;
+}

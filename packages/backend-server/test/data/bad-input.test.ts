@@ -1,0 +1,179 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { open, readFile, truncate, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exportArchive, importArchive } from '../../src/data/archive';
+import { DataError } from '../../src/data/restore';
+import { type TarEntry, TarReader, TarWriter } from '../../src/data/tar';
+import { platformScripts, type RunningServer } from '../../src/server';
+import { databaseKind, startTestServer } from '../support/server';
+import {
+  DRIVE,
+  objectSums,
+  SAMPLE_OBJECTS,
+  snapshotRows,
+  storeObjects,
+  TRICKY_SQL,
+} from './support';
+
+const root = mkdtempSync(join(tmpdir(), 'bad-archive-'));
+let server: RunningServer;
+let good: string;
+let before: Record<string, string[]>;
+let sums: Record<string, string>;
+
+beforeAll(async () => {
+  server = await startTestServer({ dataDir: join(root, 'data'), ...DRIVE });
+  sums = await storeObjects(server, SAMPLE_OBJECTS());
+  await server.db.exec(TRICKY_SQL);
+  await server.db.exec(
+    `create table public.marker (note text); insert into public.marker values ('still here');`,
+  );
+  good = join(root, 'good.tar');
+  await exportArchive(server.db, server.storageDir, good);
+  before = await snapshotRows(server);
+}, 120_000);
+afterAll(async () => {
+  await server?.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** Imports `file` expecting a clear error, then checks that nothing changed. */
+async function refused(file: string, message: RegExp) {
+  const error = await importArchive(server.db, server.storageDir, file, platformScripts()).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(DataError);
+  expect((error as Error).message).toMatch(message);
+  expect(await snapshotRows(server)).toEqual(before);
+  const marker = await server.db.query('select note from public.marker');
+  expect(marker.rows).toEqual([{ note: 'still here' }]);
+  expect(await objectSums(server, Object.keys(sums))).toEqual(sums);
+  // No staging folder is left behind.
+  expect(readdirSync(server.storageDir).filter((n) => n.startsWith('.'))).toEqual([]);
+}
+
+/** The entries of a tar file, read through its headers. */
+async function entries(path: string): Promise<TarEntry[]> {
+  const handle = await open(path, 'r');
+  try {
+    const reader = new TarReader(handle, (await handle.stat()).size);
+    const out: TarEntry[] = [];
+    for (let e = await reader.next(); e; e = await reader.next()) out.push(e);
+    return out;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A tar with the given entries. */
+async function tarOf(name: string, entries: [string, string | Uint8Array][]): Promise<string> {
+  const path = join(root, name);
+  const handle = await open(path, 'w');
+  const tar = new TarWriter(handle);
+  for (const [entry, content] of entries) {
+    await tar.add(entry, [typeof content === 'string' ? Buffer.from(content) : content]);
+  }
+  await tar.finish();
+  await handle.close();
+  return path;
+}
+
+describe(`bad archives change nothing (${databaseKind()})`, () => {
+  it('refuses a file that does not exist', async () => {
+    await refused(join(root, 'missing.tar'), /does not exist/);
+  });
+
+  it('refuses a file that is not a tar', async () => {
+    const path = join(root, 'random.bin');
+    await writeFile(path, randomBytes(4096));
+    await refused(path, /not a backend-server archive \(not a tar file\)/);
+    const empty = join(root, 'empty.tar');
+    await writeFile(empty, '');
+    await refused(empty, /not a backend-server archive/);
+  });
+
+  it('refuses a foreign tar', async () => {
+    const path = await tarOf('foreign.tar', [['README.md', '# hello']]);
+    await refused(path, /not a backend-server archive \(no manifest.json first\)/);
+    const other = await tarOf('other-manifest.tar', [
+      ['manifest.json', '{"name":"something else"}'],
+    ]);
+    await refused(other, /not a backend-server archive \(it is a tar of something else\)/);
+  });
+
+  it('refuses an archive of another format version', async () => {
+    const manifest = JSON.parse(
+      (await readFile(good))
+        .subarray(512, 512 + 4096)
+        .toString('utf8')
+        .split('\0')[0] as string,
+    );
+    const path = await tarOf('v99.tar', [
+      ['manifest.json', JSON.stringify({ ...manifest, version: 99 })],
+    ]);
+    await refused(path, /format version 99; this server reads version 1/);
+  });
+
+  it('refuses a damaged archive (one byte changed in an object)', async () => {
+    const bytes = await readFile(good);
+    // Change a byte in the middle of the largest object.
+    const biggest = (await entries(good)).sort((a, b) => b.size - a.size)[0] as TarEntry;
+    expect(biggest.name).toMatch(/^objects\//);
+    const at = biggest.offset + Math.floor(biggest.size / 2);
+    bytes[at] = (bytes[at] ?? 0) ^ 0xff;
+    const path = join(root, 'damaged.tar');
+    await writeFile(path, bytes);
+    await refused(path, /damaged: objects\/[0-9a-f-]+ does not match its checksum/);
+  });
+
+  it('refuses a damaged header and a truncated archive', async () => {
+    const bytes = await readFile(good);
+    const header = Buffer.from(bytes);
+    const second = (await entries(good))[1] as TarEntry;
+    header[second.offset - 512 + 3] = (header[second.offset - 512 + 3] ?? 0) ^ 0x20; // a letter of its name
+    const headerPath = join(root, 'header.tar');
+    await writeFile(headerPath, header);
+    await refused(headerPath, /damaged: damaged entry header at byte \d+/);
+    const cut = join(root, 'cut.tar');
+    await writeFile(cut, bytes);
+    await truncate(cut, Math.floor(bytes.length / 2));
+    await refused(cut, /ends in the middle|cut short/);
+    const noChecksums = join(root, 'no-checksums.tar');
+    await writeFile(noChecksums, bytes);
+    // Drop checksums.json and the end marker: the last 3 blocks of the file and more.
+    await truncate(noChecksums, bytes.length - 2048);
+    await refused(noChecksums, /ends in the middle|cut short|checksums/);
+  });
+
+  it('refuses an archive whose database does not load, and names the reason', async () => {
+    const manifest = {
+      format: 'backend-server-archive',
+      version: 1,
+      createdAt: new Date().toISOString(),
+      source: { database: 'pglite', serverVersion: '18' },
+      database: { file: 'database.sql', bytes: 0, tables: 0, rows: 0 },
+      objects: { count: 0, bytes: 0 },
+    };
+    const sql =
+      '-- not ours\ncreate table public.half_done (id int);\nselect * from no_such_table;\n';
+    const { crc32 } = await import('node:zlib');
+    const path = await tarOf('bad-sql.tar', [
+      ['manifest.json', JSON.stringify(manifest)],
+      ['database.sql', sql],
+      ['checksums.json', JSON.stringify({ 'database.sql': crc32(Buffer.from(sql)) })],
+    ]);
+    await refused(path, /could not be loaded: .*no_such_table/);
+    const halfDone = await server.db.query(`select to_regclass('public.half_done') as t`);
+    expect(halfDone.rows).toEqual([{ t: null }]);
+  });
+
+  it('still imports the good archive afterwards', async () => {
+    await importArchive(server.db, server.storageDir, good, platformScripts());
+    const after = await snapshotRows(server);
+    expect(after).toEqual(before);
+  });
+});
