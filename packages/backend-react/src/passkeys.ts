@@ -60,7 +60,11 @@ export function usePasskeys(): PasskeysState {
   const auth = useAuthClient();
   const userId = useUser()?.id ?? null;
   const key = ['auth', 'passkeys', userId];
-  const list = useBackendQuery(key, () => auth.passkey.list(), { enabled: !!userId });
+  // Always fetched anew when shown: a sign-in elsewhere changes `last_used_at`.
+  const list = useBackendQuery(key, () => auth.passkey.list(), {
+    enabled: !!userId,
+    staleTime: 0,
+  });
   const [actionError, setActionError] = useState<unknown>(null);
   const change = useBackendMutation((run: () => PromiseLike<ResultLike<unknown>>) => run(), {
     invalidates: [key],

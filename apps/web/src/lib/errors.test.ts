@@ -33,6 +33,14 @@ describe('toUserError', () => {
     [{ status: 422, code: 'mfa_verification_failed' }, 'wrong_code'],
     [{ status: 422, code: 'mfa_challenge_expired' }, 'wrong_code'],
     [{ status: 401, code: 'insufficient_aal' }, 'code_needed'],
+    [{ status: 0, code: 'NotAllowedError' }, 'passkey_cancelled'],
+    [{ status: 0, code: 'InvalidStateError' }, 'passkey_exists'],
+    [{ status: 422, code: 'webauthn_credential_exists' }, 'passkey_exists'],
+    [{ status: 0, code: 'webauthn_unsupported' }, 'passkey_unsupported'],
+    [{ status: 0, code: 'SecurityError' }, 'passkey_unsupported'],
+    [{ status: 400, code: 'webauthn_verification_failed' }, 'passkey_refused'],
+    [{ status: 400, code: 'webauthn_challenge_expired' }, 'passkey_refused'],
+    [{ status: 422, code: 'too_many_passkeys' }, 'passkey_limit'],
   ])('%j → %s', (error, kind) => {
     expect(toUserError(error, quiet).kind).toBe(kind);
   });

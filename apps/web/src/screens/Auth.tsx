@@ -5,6 +5,7 @@ import { ErrorText } from '../components/ErrorText';
 import type { AuthApi } from '../lib/client-types';
 import { readRecoveryError } from '../lib/recovery';
 import { markSignedIn, markSignOutByUser } from '../lib/session';
+import { PasskeySignInButton } from './Passkeys';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const MIN_PASSWORD = 8;
@@ -113,6 +114,7 @@ export function SignIn() {
           {signIn.isPending ? 'Signing in…' : 'Sign in'}
         </button>
       </form>
+      <PasskeySignInButton />
       <p className="links">
         <Link to="/forgot-password">Forgot your password?</Link>
         <span>

@@ -15,6 +15,7 @@ import { setTheme, storedTheme, type Theme } from '../lib/theme';
 import { forgetThumbnails } from '../lib/thumbnails';
 import { useDrive } from '../lib/use-drive';
 import { deleteForever } from '../lib/views-api';
+import { PasskeySettings } from './Passkeys';
 import { TwoStepSettings } from './TwoStep';
 
 function Section({ title, children }: { title: string; children: ReactNode }) {
@@ -219,6 +220,9 @@ export default function SettingsScreen() {
             Change password
           </button>
         </form>
+      </Section>
+      <Section title="Passkeys">
+        <PasskeySettings />
       </Section>
       <Section title="2-step verification">
         <TwoStepSettings />
