@@ -121,7 +121,7 @@ describe('passkeys, as a new user', () => {
 
   it('removes it after asking; the device’s passkey then no longer signs in', async () => {
     await section().getByRole('button', { name: 'Remove Work laptop' }).click();
-    const confirm = section().getByRole('group', { name: 'Remove Work laptop' });
+    const confirm = section().getByRole('group', { name: 'Remove “Work laptop”?' });
     await confirm
       .getByText('You will no longer be able to sign in with it.', { exact: false })
       .waitFor();

@@ -3,15 +3,19 @@
  * test/global-setup.ts starts, signed in as fresh users.
  */
 import { type Client, createClient, type WebAuthnDriver } from '@app/backend-sdk';
+import { withPasskeys } from '@app/backend-sdk/webauthn';
 import { inject } from 'vitest';
 
-export type TestClient = Client;
+export type TestClient = ReturnType<typeof withPasskeys<Client>>;
 
-/** A client with its own in-memory session (and, for passkeys, a WebAuthn driver). */
+/**
+ * A client with its own in-memory session, and the passkey ceremonies (`withPasskeys`) with
+ * `webauthn` as the browser's prompt.
+ */
 export function newClient(options: { webauthn?: WebAuthnDriver } = {}): TestClient {
   const { url, anonKey } = inject('backend');
   const memory = new Map<string, string>();
-  return createClient(url, anonKey, {
+  const client = createClient(url, anonKey, {
     auth: {
       storage: {
         getItem: (k: string) => memory.get(k) ?? null,
@@ -19,9 +23,9 @@ export function newClient(options: { webauthn?: WebAuthnDriver } = {}): TestClie
         removeItem: (k: string) => void memory.delete(k),
       },
       autoRefreshToken: false,
-      ...options,
     },
   } as never);
+  return withPasskeys(client, options.webauthn ? { driver: options.webauthn } : {});
 }
 
 let n = 0;

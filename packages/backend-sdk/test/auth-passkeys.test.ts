@@ -8,7 +8,8 @@ import {
   type RequestOptionsJson,
   type WebAuthnDriver,
 } from '../src/auth/index';
-import { WebAuthnMfa } from '../src/webauthn/index';
+import { createClient } from '../src/index';
+import { WebAuthnMfa, withPasskeys } from '../src/webauthn/index';
 import { officialClient } from './support/official';
 import { type Recorded, recordingFetch } from './support/record';
 import { freshEmail } from './support/server';
@@ -47,13 +48,21 @@ const driverOf = (key: SoftwareAuthenticator, calls: string[] = []): WebAuthnDri
   },
 });
 
-const ours = (fetch?: ReturnType<typeof recordingFetch>['fetch'], webauthn?: WebAuthnDriver) =>
+const ours = (fetch?: ReturnType<typeof recordingFetch>['fetch']) =>
   createAuthClient(server.url, server.anonKey, {
     storage: memoryStorage(),
     autoRefreshToken: false,
     ...(fetch ? { fetch } : {}),
-    ...(webauthn ? { webauthn } : {}),
   });
+
+/** A whole client with the passkey ceremonies, its prompt played by `driver`. */
+const withDriver = (driver?: WebAuthnDriver) =>
+  withPasskeys(
+    createClient(server.url, server.anonKey, {
+      auth: { storage: memoryStorage(), autoRefreshToken: false },
+    }),
+    driver ? { driver } : {},
+  ).auth;
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 /** Values that differ between two runs of the same flow. */
@@ -215,13 +224,13 @@ describe('passkeys in the SDK', () => {
   it('registerPasskey and signInWithPasskey run the whole ceremony through the driver', async () => {
     const key = authenticator();
     const calls: string[] = [];
-    const owner = ours(undefined, driverOf(key, calls));
+    const owner = withDriver(driverOf(key, calls));
     const signUp = await signedUp(owner);
     const created = await owner.registerPasskey();
     expect(created.error).toBeNull();
     expect(created.data).toMatchObject({ id: expect.any(String), friendly_name: 'Passkey' });
 
-    const visitor = ours(undefined, driverOf(key, calls));
+    const visitor = withDriver(driverOf(key, calls));
     const events: AuthChangeEvent[] = [];
     visitor.onAuthStateChange((event) => void events.push(event));
     const signedIn = await visitor.signInWithPasskey();
@@ -243,7 +252,7 @@ describe('passkeys in the SDK', () => {
       create: () => Promise.reject(new DOMException('The user said no', 'NotAllowedError')),
       get: () => Promise.reject(new DOMException('The user said no', 'NotAllowedError')),
     };
-    const visitor = ours(undefined, refusing);
+    const visitor = withDriver(refusing);
     const result = await visitor.signInWithPasskey();
     expect(result.data).toBeNull();
     expect(errorOf(result.error)).toMatchObject({
@@ -255,7 +264,7 @@ describe('passkeys in the SDK', () => {
 
   it('refuses before any request where the runtime has no WebAuthn (default driver)', async () => {
     const { fetch, log } = recordingFetch();
-    const auth = ours(fetch);
+    const auth = withPasskeys({ auth: ours(fetch) }).auth;
     const result = await auth.signInWithPasskey();
     expect(errorOf(result.error)).toMatchObject({
       code: 'webauthn_unsupported',
@@ -267,10 +276,10 @@ describe('passkeys in the SDK', () => {
 
   it('reports the server’s refusal of a bent answer (another origin)', async () => {
     const key = authenticator();
-    const owner = ours(undefined, driverOf(key));
+    const owner = withDriver(driverOf(key));
     await signedUp(owner);
     await owner.registerPasskey();
-    const elsewhere = ours(undefined, {
+    const elsewhere = withDriver({
       create: () => Promise.reject(new Error('unused')),
       get: async (o) => key.get(o as never, { origin: 'https://evil.example' }) as never,
     });
@@ -288,10 +297,10 @@ describe('passkeys in the SDK', () => {
 
   it('WebAuthnMfa registers a key as a second factor and authenticates with it', async () => {
     const key = authenticator();
-    const auth = ours(undefined, driverOf(key));
+    const auth = withDriver(driverOf(key));
     await signedUp(auth);
-    const webauthn = new WebAuthnMfa(auth, driverOf(key));
-    const registered = await webauthn.register({ friendlyName: 'YubiKey' });
+    // `auth.mfa.webauthn`, as the official client has it (withPasskeys), and WebAuthnMfa alone.
+    const registered = await auth.mfa.webauthn.register({ friendlyName: 'YubiKey' });
     expect(registered.error).toBeNull();
     const listed = await auth.mfa.listFactors();
     expect(listed.data?.webauthn).toMatchObject([

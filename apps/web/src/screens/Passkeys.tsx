@@ -124,8 +124,9 @@ export function PasskeySettings() {
                   }}
                 />
               ) : removing === p.id ? (
-                <div className="passkey-remove" role="group" aria-label={`Remove ${nameOf(p)}`}>
-                  <p>Remove “{nameOf(p)}”? You will no longer be able to sign in with it.</p>
+                <fieldset className="passkey-remove">
+                  <legend>Remove “{nameOf(p)}”?</legend>
+                  <p>You will no longer be able to sign in with it.</p>
                   <div className="row-buttons">
                     <button
                       type="button"
@@ -143,7 +144,7 @@ export function PasskeySettings() {
                       Keep it
                     </button>
                   </div>
-                </div>
+                </fieldset>
               ) : (
                 <>
                   <div className="passkey-info">

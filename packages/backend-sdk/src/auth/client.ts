@@ -7,8 +7,8 @@ import { createHttp, type Http } from '../http/index';
 import { AdminApi } from './admin';
 import { asSession, attempt, authFetch, jwtPayload } from './api';
 import { type ClaimsResult, type GetClaimsOptions, verifyClaims } from './claims';
-import { MfaApi, type MfaResult } from './mfa';
-import { type Passkey, PasskeyApi, type PasskeyCeremonyOptions, passkeyCeremony } from './passkeys';
+import { MfaApi } from './mfa';
+import { PasskeyApi } from './passkeys';
 import { challengeOf, createVerifier } from './pkce';
 import { SessionManager } from './session';
 import type {
@@ -25,7 +25,6 @@ import type {
   VerifyOtpParams,
 } from './types';
 import { readAuthRedirect } from './url';
-import { nativeWebAuthn, type WebAuthnDriver } from './webauthn';
 
 const RECOVERY = '/PASSWORD_RECOVERY';
 const none = { user: null, session: null };
@@ -44,10 +43,12 @@ export class AuthClient extends SessionManager {
   readonly admin: AdminApi;
   /** Multi-factor authentication of the signed-in user (TOTP and phone factors). */
   readonly mfa: MfaApi;
-  /** Passkeys: sign-in and registration step by step, and the signed-in user's passkeys. */
+  /**
+   * Passkeys: sign-in and registration step by step, and the signed-in user's passkeys. The
+   * whole ceremonies with the browser's prompt (`signInWithPasskey`, `registerPasskey`) come
+   * with `withPasskeys(client)` of `@app/backend-sdk/webauthn`.
+   */
   readonly passkey: PasskeyApi;
-  /** Runs the WebAuthn ceremonies (`auth.webauthn` option; the browser's by default). */
-  private readonly webauthn: WebAuthnDriver;
 
   constructor(http: Http, options: AuthOptions = {}) {
     super(http, options);
@@ -60,36 +61,11 @@ export class AuthClient extends SessionManager {
       getUser: (jwt) => this.getUser(jwt),
       verified: (session) => this.saveSession(session, 'MFA_CHALLENGE_VERIFIED'),
     });
-    this.webauthn = options.webauthn ?? nativeWebAuthn;
     this.passkey = new PasskeyApi({
       http,
       requireSession: () => this.requireSession(),
       signedIn: (body) => this.signedIn(body),
     });
-  }
-
-  /**
-   * Signs in with a passkey in the browser: the server's challenge, the browser's passkey
-   * prompt, then the session (SIGNED_IN). No email needed: the passkey names its user.
-   *
-   * @example
-   * const { data, error } = await auth.signInWithPasskey();
-   */
-  signInWithPasskey(
-    params?: PasskeyCeremonyOptions,
-  ): Promise<MfaResult<{ user: User | null; session: Session | null }>> {
-    return passkeyCeremony(this.passkey, this.webauthn, 'get', params);
-  }
-
-  /**
-   * Adds a passkey to the signed-in user's account in the browser (the browser's prompt to
-   * create one); answers the new passkey.
-   *
-   * @example
-   * const { data: passkey, error } = await auth.registerPasskey();
-   */
-  registerPasskey(params?: PasskeyCeremonyOptions): Promise<MfaResult<Passkey>> {
-    return passkeyCeremony(this.passkey, this.webauthn, 'create', params);
   }
 
   /** `code_challenge` + method for PKCE flows (nulls in the implicit flow). */

@@ -39,7 +39,6 @@ export {
   AdminPasskeyApi,
   type Passkey,
   PasskeyApi,
-  type PasskeyCeremonyOptions,
   type PasskeyOptions,
 } from './passkeys';
 export { createScheduler, refreshMargin, type Scheduler, type Timers } from './refresh';

@@ -7,16 +7,7 @@ import type { Http } from '../http/index';
 import { authFetch } from './api';
 import { type MfaResult, run } from './mfa';
 import type { Session, User } from './types';
-import {
-  browserSupportsWebAuthn,
-  type CreationOptionsJson,
-  type CredentialJson,
-  ceremonyError,
-  nativeWebAuthn,
-  type RequestOptionsJson,
-  unsupported,
-  type WebAuthnDriver,
-} from './webauthn';
+import type { CreationOptionsJson, CredentialJson, RequestOptionsJson } from './webauthn';
 
 /** Options of a ceremony: answer them before `expires_at` (Unix seconds). */
 export interface PasskeyOptions<T> {
@@ -212,49 +203,4 @@ export class AdminPasskeyApi {
       return null;
     });
   }
-}
-
-/** Options of `signInWithPasskey` / `registerPasskey`. */
-export interface PasskeyCeremonyOptions {
-  options?: {
-    /** Captcha token (sign-in only). */
-    captchaToken?: string;
-    /** Aborts the browser's prompt. */
-    signal?: AbortSignal;
-  };
-}
-
-/**
- * A whole ceremony: options from the server, the driver's prompt (the browser's by default),
- * the answer to the server. With the default driver, refused before any request when the
- * browser cannot run it.
- */
-export async function passkeyCeremony<T>(
-  api: PasskeyApi,
-  driver: WebAuthnDriver,
-  kind: 'create' | 'get',
-  params: PasskeyCeremonyOptions = {},
-): Promise<MfaResult<T>> {
-  const o = params.options;
-  if (driver === nativeWebAuthn && !browserSupportsWebAuthn()) {
-    return { data: null, error: unsupported() };
-  }
-  const start =
-    kind === 'create'
-      ? await api.startRegistration()
-      : await api.startAuthentication({ options: { captchaToken: o?.captchaToken } });
-  if (start.error) return start;
-  const credential = await run(() =>
-    (kind === 'create'
-      ? driver.create(start.data.options as CreationOptionsJson, o?.signal)
-      : driver.get(start.data.options as RequestOptionsJson, o?.signal)
-    ).catch((e) => {
-      throw ceremonyError(e);
-    }),
-  );
-  if (credential.error) return credential;
-  const answer = { challengeId: start.data.challenge_id, credential: credential.data };
-  return (
-    kind === 'create' ? api.verifyRegistration(answer) : api.verifyAuthentication(answer)
-  ) as Promise<MfaResult<T>>;
 }

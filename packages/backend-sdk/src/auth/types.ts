@@ -7,7 +7,6 @@ import type { HttpOptions } from '../http/index';
 import type { LockFn } from './lock';
 import type { Factor } from './mfa';
 import type { Timers } from './refresh';
-import type { WebAuthnDriver } from './webauthn';
 
 /** An identity linked to a user (email, phone, OAuth provider…). */
 export interface UserIdentity {
@@ -149,16 +148,6 @@ export interface AuthOptions {
   refreshTimeout?: number;
   /** Timers and clock (tests inject fake ones). */
   timers?: Timers;
-  /**
-   * Runs passkey and WebAuthn-factor ceremonies. Default: the browser's `navigator.credentials`
-   * with its WebAuthn Level 3 JSON methods; `compatWebAuthn` (`@app/backend-sdk/webauthn`) for
-   * older browsers; tests pass one backed by a software authenticator.
-   *
-   * @example
-   * import { compatWebAuthn } from '@app/backend-sdk/webauthn';
-   * createClient(url, anonKey, { auth: { webauthn: compatWebAuthn } });
-   */
-  webauthn?: WebAuthnDriver;
 }
 
 /** Options of {@link createAuthClient}: HTTP options plus auth options. */

@@ -1,29 +1,34 @@
 /**
- * `@app/backend-sdk/webauthn` — WebAuthn helpers for browsers and tests: base64url, the
- * server's JSON options as `navigator.credentials` takes them, a credential back to JSON, and
- * {@link compatWebAuthn}, a passkey driver for browsers without the WebAuthn Level 3 JSON
- * methods (pass it as `auth.webauthn`).
+ * `@app/backend-sdk/webauthn` — passkeys with the browser's prompt: `withPasskeys(client)`
+ * (the official client's `auth.signInWithPasskey`, `auth.registerPasskey`,
+ * `auth.mfa.webauthn`), the drivers that run the prompt (`nativeWebAuthn`,
+ * {@link compatWebAuthn} for browsers without the WebAuthn Level 3 JSON methods), base64url,
+ * and the server's JSON options as `navigator.credentials` takes them.
  */
-import {
-  browserCeremony,
-  type CreationOptionsJson,
-  type CredentialJson,
-  type DescriptorJson,
-  type RequestOptionsJson,
-  unsupported,
-  type WebAuthnDriver,
+import type {
+  CreationOptionsJson,
+  CredentialJson,
+  DescriptorJson,
+  RequestOptionsJson,
+  WebAuthnDriver,
 } from '../auth/webauthn';
+import { browserCeremony, unsupported } from './driver';
 
-export {
-  browserSupportsWebAuthn,
-  type CreationOptionsJson,
-  type CredentialJson,
-  ceremonyError,
-  type DescriptorJson,
-  nativeWebAuthn,
-  type RequestOptionsJson,
-  type WebAuthnDriver,
+export type {
+  CreationOptionsJson,
+  CredentialJson,
+  DescriptorJson,
+  RequestOptionsJson,
+  WebAuthnDriver,
 } from '../auth/webauthn';
+export { browserSupportsWebAuthn, ceremonyError, nativeWebAuthn } from './driver';
+export {
+  type PasskeyCeremonies,
+  type PasskeyCeremonyOptions,
+  registerPasskey,
+  signInWithPasskey,
+  withPasskeys,
+} from './passkeys';
 
 /**
  * Bytes from base64url (padding optional).

@@ -6,15 +6,14 @@
  */
 import type { MfaApi, MfaResult, WebAuthnEnrollment } from '../auth/mfa';
 import type { Session } from '../auth/types';
-import {
-  type CreationOptionsJson,
-  type CredentialJson,
-  ceremonyError,
-  nativeWebAuthn,
-  type RequestOptionsJson,
-  type WebAuthnDriver,
+import type {
+  CreationOptionsJson,
+  CredentialJson,
+  RequestOptionsJson,
+  WebAuthnDriver,
 } from '../auth/webauthn';
 import { AuthError } from '../errors';
+import { ceremonyError, nativeWebAuthn } from './driver';
 
 /** A challenge answered by the authenticator, ready for `verify`. */
 export interface WebAuthnChallengeAnswer {
