@@ -346,6 +346,12 @@ describe(`passkeys (${databaseKind()})`, () => {
     const admin = adminClient(server, { passkey: true });
     const listed = await admin.auth.admin.passkey.listPasskeys({ userId });
     expect(listed.data?.map((p) => p.id)).toEqual([created.id]);
+    // The new secret key works as the legacy service-role key does.
+    const bySecretKey = await api(server, `/admin/users/${userId}/passkeys`, {
+      key: server.secretKey,
+    });
+    expect(bySecretKey.status).toBe(200);
+    expect(((await bySecretKey.json()) as { id: string }[]).map((p) => p.id)).toEqual([created.id]);
     const res = await api(server, `/admin/users/${userId}/passkeys/${created.id}`, {
       method: 'DELETE',
       key: server.serviceRoleKey,
