@@ -33,12 +33,14 @@ const FRAME_LOOP = `(({ count, step }) => new Promise((resolve) => {
   const deltas = [];
   let maxRows = 0;
   let last = performance.now();
+  const started = last;
   const tick = (now) => {
     deltas.push(now - last);
     last = now;
     if (scroller && step) scroller.scrollTop += step;
     maxRows = Math.max(maxRows, document.querySelectorAll('.rows li').length);
-    if (deltas.length < count) requestAnimationFrame(tick);
+    // At most two minutes, so a stalled page ends the measurement instead of the bench.
+    if (deltas.length < count && now - started < 120000) requestAnimationFrame(tick);
     else resolve({ deltas: deltas.slice(1), maxRows, top: scroller ? scroller.scrollTop : 0 });
   };
   requestAnimationFrame(tick);

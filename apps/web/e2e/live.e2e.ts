@@ -9,6 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectAccessible } from './axe';
 import { type NetProxy, startProxy } from './net-proxy';
 import { type Stack, signIn, signUpNewUser, startStack, watchErrors } from './stack';
 
@@ -224,6 +225,7 @@ describe('live updates across devices', () => {
       .getByRole('heading', { name: 'This folder is in the Trash' })
       .waitFor({ timeout: 15_000 });
     await phone.screenshot({ path: `${shots}live-deleted-folder.png` });
+    await expectAccessible(phone, 'live deleted folder');
     await goHome(phone);
     await shows(phone, ['file:keep.txt']);
   });

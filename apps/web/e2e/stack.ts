@@ -17,7 +17,7 @@ export interface Stack {
    * A fresh browser context (its own storage: another device) pointed at this stack's backend,
    * or at `backendUrl` (e.g. a proxy standing for the device's network).
    */
-  newContext(options?: { backendUrl?: string }): Promise<BrowserContext>;
+  newContext(options?: { backendUrl?: string; bypassCSP?: boolean }): Promise<BrowserContext>;
   stop(): Promise<void>;
 }
 
@@ -31,9 +31,14 @@ export async function startStack(): Promise<Stack> {
     signingKeys: [generateSigningKey('ES256')],
     migrationsDir: here('../backend/migrations'),
     functionsDir: here('../backend/functions'),
+    // GitHub and Google emulated, and passkeys, as `pnpm start` has them
+    // (apps/web/backend/config.toml).
     auth: {
       passwordMinLength: 8,
       rateLimits: false,
+      emulateProviders: true,
+      manualLinking: true,
+      external: { github: {}, google: {} },
       passkey: { enabled: true },
       webauthn: { rpId: 'localhost', rpDisplayName: 'Drive', rpOrigins: [namedUrl] },
     },
@@ -52,6 +57,8 @@ export async function startStack(): Promise<Stack> {
       const context = await browser.newContext({
         acceptDownloads: true,
         viewport: { width: 1280, height: 800 },
+        // To inject axe-core into pages with a strict CSP (the emulated provider's page).
+        ...(options.bypassCSP ? { bypassCSP: true } : {}),
       });
       await context.addInitScript(
         ([url, anonKey]) => {

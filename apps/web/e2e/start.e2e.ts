@@ -99,4 +99,14 @@ describe('pnpm start on other ports', () => {
     await page.locator('.rows li[data-name="Documents"]').waitFor({ timeout: 15_000 });
     expect([...hosts].sort()).toEqual([`127.0.0.1:${backendPort}`, `127.0.0.1:${webPort}`].sort());
   });
+
+  it('offers GitHub and Google, emulated: their sign-in step is a page of the local backend', async () => {
+    const page = await browser.newPage();
+    await page.goto(`http://127.0.0.1:${webPort}/sign-in`);
+    await page.getByRole('button', { name: 'Continue with Google' }).waitFor();
+    await page.getByRole('button', { name: 'Continue with GitHub' }).click();
+    await page.waitForURL((url) => url.pathname === '/auth/v1/emulator');
+    expect(new URL(page.url()).host).toBe(`127.0.0.1:${backendPort}`);
+    await page.getByRole('heading', { name: 'Sign in with GitHub' }).waitFor();
+  });
 });

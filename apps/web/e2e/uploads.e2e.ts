@@ -11,6 +11,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectAccessible } from './axe';
 import { type Stack, signIn, signUpNewUser, startStack, watchErrors } from './stack';
 
 const inputs = fileURLToPath(new URL('../.artifacts/inputs/uploads/', import.meta.url));
@@ -147,6 +148,7 @@ describe('uploads that are never lost', () => {
       await rowOf(page, 'picked.bin').locator('.badge', { hasText: 'incomplete' }).waitFor();
     }
     await laptop.screenshot({ path: `${shots}upload-incomplete.png` });
+    await expectAccessible(laptop, 'upload incomplete');
 
     // Another file is refused, saying which one is wanted.
     let chooser = laptop.waitForEvent('filechooser');
@@ -327,6 +329,7 @@ describe('uploads that are never lost', () => {
         ].map((path) => ({ path })),
       );
     await laptop.screenshot({ path: `${shots}upload-folder.png` });
+    await expectAccessible(laptop, 'upload folder');
   });
 
   it('threw no uncaught error in any page', () => {

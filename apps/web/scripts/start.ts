@@ -11,13 +11,15 @@
  *
  * User tokens are signed with an ES256 key, as on a hosted project today: made once and kept
  * in `<data dir>/signing_keys.json` (what `backend-server gen signing-key --append` writes),
- * so sessions survive restarts.
+ * so sessions survive restarts. Every 6 hours it empties the Trash of entries older than 30
+ * days (`scripts/trash-purge.ts`).
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateSigningKey, type SigningKeyJwk, startServer } from '@app/backend-server';
 import { serveStatic } from '../e2e/static-server';
+import { scheduleTrashPurge } from './trash-purge';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -67,9 +69,12 @@ const backend = await startServer({
   ...(backendPort === undefined ? {} : { port: backendPort }),
   dataDir,
   signingKeys: await signingKeys(),
-  // Links in mails lead to the page served here; passkeys work on its name (localhost).
+  // Links in mails lead to the page served here. GitHub and Google (config.toml) are
+  // emulated: their sign-in is a local page where you pick or type the account. Passkeys
+  // work on the page's name (localhost).
   auth: {
     siteUrl: site.url,
+    emulateProviders: true,
     webauthn: { rpId: 'localhost', rpDisplayName: 'Drive', rpOrigins: [passkeyOrigin] },
   },
 }).catch(async (error: unknown) => {
@@ -78,6 +83,9 @@ const backend = await startServer({
   process.exit(1);
 });
 settings = JSON.stringify({ url: backend.url, anonKey: backend.anonKey }).replace(/</g, '\\u003c');
+
+// Trash entries older than 30 days go, every 6 hours (their objects too).
+const stopPurge = scheduleTrashPurge(backend.url, backend.serviceRoleKey);
 
 console.log(`
   Drive is running: ${site.url}
@@ -88,6 +96,7 @@ console.log(`
   Signing key:   ${backend.signingKeys.current().alg} ${backend.signingKeys.current().kid}
   Console:       ${backend.consoleUrl ?? 'not served'}
   Mail outbox:   ${backend.mailUrl ?? `${backend.url}/_dev/mail`} (sign-up confirmations, password resets)
+  Sign-in:       email, or GitHub and Google emulated (a local page picks the account)
 
   Press Ctrl-C to stop.
 `);
@@ -97,6 +106,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {
     if (stopping) return;
     stopping = true;
+    stopPurge();
     await site.close();
     await backend.stop();
     process.exit(0);

@@ -12,6 +12,16 @@ export { type SessionState, useAuth, useSession, useUser } from './auth';
 export { type ClaimsAuthLike, type ClaimsState, useClaims } from './claims';
 export { errorMessage } from './error-message';
 export {
+  type AuthProviders,
+  type IdentitiesAuthLike,
+  type IdentitiesState,
+  type IdentityLike,
+  type OAuthRedirectOptions,
+  type SettingsAuthLike,
+  useAuthProviders,
+  useIdentities,
+} from './identities';
+export {
   type ChangeFilter,
   type LiveMessage,
   type LiveQueriesOptions,

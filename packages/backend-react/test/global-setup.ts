@@ -24,6 +24,10 @@ export default async function setup(project: TestProject) {
       // Passkeys for the passkey hooks' tests (a software authenticator plays the browser).
       passkey: { enabled: true },
       webauthn: { rpId: 'localhost', rpOrigins: ['http://localhost:5173'] },
+      // OAuth through the emulated provider (a local page), identity linking on.
+      emulateProviders: true,
+      manualLinking: true,
+      external: { github: {}, google: {} },
     },
     log: false,
   });

@@ -86,22 +86,30 @@ function autocannon(
 async function statementFor(server: RunningServer, table: string, query: string) {
   const cache = await loadSchemaCache(server.db, ['public']);
   const rt = {
-    config: { rest: { maxRows: 1000, aggregatesEnabled: false, schemas: ['public'] } },
+    config: { rest: { schemas: ['public'] } },
     db: server.db,
     cache: () => cache,
+    settings: () => ({
+      maxRows: 1000,
+      aggregatesEnabled: false,
+      planEnabled: false,
+      txEnd: 'commit',
+      extraSearchPath: ['public', 'extensions'],
+    }),
   } as unknown as Runtime;
   const pairs = queryPairs(query);
   const parsed = parseQuery(pairs);
-  const ctx = buildContext(rt, parsed);
   const t = cache.tables.get(qualified('public', table));
   if (!t) throw new Error(`no table ${table}`);
   const req = {
     method: 'GET',
+    schema: 'public',
     pairs,
     prefs: {},
     media: { kind: 'json', stripNulls: false },
     rangeHeader: null,
   } as unknown as RestRequest;
+  const ctx = buildContext(rt, req, parsed);
   return readStatement(rt, req, { ctx, parsed, source: sourceFor(ctx, t), ctes: [] }).main;
 }
 
@@ -206,6 +214,8 @@ async function suite(label: string, server: RunningServer) {
     method: 'GET',
     path: '/parents',
     headers: { apikey: server.anonKey },
+    // The REST service's transaction: the request schema first in the search path.
+    searchPath: '"public", "public", "extensions"',
   };
   const pk = await statementFor(server, 'parents', byPk);
   const emb = await statementFor(server, 'parents', embedded);

@@ -121,6 +121,33 @@ describe('config.toml (hosted CLI layout)', () => {
     );
   });
 
+  it('reads enabled external providers it implements, and manual linking', async () => {
+    const root = await project({
+      'config.toml': `
+        [auth]
+        enable_manual_linking = true
+        [auth.external.google]
+        enabled = true
+        client_id = "53566906701-abc.apps.googleusercontent.com"
+        secret = "env(PROJECT_TEST_NO_SUCH_SECRET)"
+        redirect_uri = ""
+        skip_nonce_check = true
+        [auth.external.github]
+        enabled = false
+        client_id = "gh"
+        [auth.external.apple]
+        enabled = true
+        client_id = "not implemented here, ignored"
+      `,
+    });
+    expect((await projectOptions(root)).auth).toEqual({
+      manualLinking: true,
+      external: {
+        google: { clientId: '53566906701-abc.apps.googleusercontent.com', skipNonceCheck: true },
+      },
+    });
+  });
+
   it('replaces env(NAME) values with the environment', () => {
     process.env.PROJECT_TEST_SITE = 'https://drive.example.com';
     expect(

@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import type { AuthOptions, StartServerOptions } from './config';
+import { type ExternalOptions, NAMED_PROVIDERS } from './config-external';
 
 /** Explicit options over a project's: top-level values, and the keys of each group. */
 export function mergeOptions(
@@ -75,11 +76,44 @@ export function sizeInBytes(value: string | number, key: string): number {
 }
 
 /**
+ * `[auth.external.<name>]` tables that are `enabled`, for the providers this server
+ * implements (others are ignored): `client_id`, `secret`, `redirect_uri`, `url`,
+ * `skip_nonce_check`, `email_optional`.
+ */
+function externalProviders(toml: Table, file: string): ExternalOptions | undefined {
+  const tables = ((toml.auth as Table | undefined)?.external ?? {}) as Record<string, Table>;
+  const out: Record<string, unknown> = {};
+  for (const name of NAMED_PROVIDERS) {
+    const t = tables[name];
+    if (t?.enabled !== true) continue;
+    const text = (key: string) => {
+      const v = t[key];
+      if (v === undefined || v === '') return undefined;
+      if (typeof v !== 'string')
+        throw new Error(`${file}: auth.external.${name}.${key} must be a string`);
+      return v;
+    };
+    out[name] = Object.fromEntries(
+      Object.entries({
+        clientId: text('client_id'),
+        secret: text('secret'),
+        redirectUri: text('redirect_uri'),
+        url: text('url'),
+        skipNonceCheck: t.skip_nonce_check === true || undefined,
+        emailOptional: t.email_optional === true || undefined,
+      }).filter(([, v]) => v !== undefined),
+    );
+  }
+  return Object.keys(out).length ? (out as ExternalOptions) : undefined;
+}
+
+/**
  * The options a project folder (hosted CLI layout) gives: its `migrations/`, `functions/`
  * and seed file, and the `config.toml` settings this server understands — `[api] port`,
  * `schemas`, `max_rows`; `[db.migrations] enabled`; `[db.seed] enabled`, `sql_paths` (one
  * file); `[auth] site_url`, `additional_redirect_urls`, `jwt_expiry`,
  * `refresh_token_reuse_interval`, `enable_anonymous_sign_ins`, `minimum_password_length`;
+ * `enable_manual_linking`; `[auth.external.<name>]` (see {@link externalProviders});
  * `[auth.email] enable_confirmations`, `secure_password_change`, `otp_expiry`;
  * `[auth.rate_limit] sign_in_sign_ups`, `token_verifications`, `email_sent`;
  * `[auth.passkey] enabled`; `[auth.webauthn] rp_id`, `rp_display_name`, `rp_origins`;
@@ -153,6 +187,8 @@ export async function projectOptions(dir: string): Promise<StartServerOptions> {
         verify: get<boolean>('auth.mfa.web_authn.verify_enabled', 'boolean'),
       }),
     }),
+    manualLinking: get<boolean>('auth.enable_manual_linking', 'boolean'),
+    external: externalProviders(toml, file),
   });
   const size = (toml.storage as Table | undefined)?.file_size_limit;
   if (rest) options.rest = rest;

@@ -3,6 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseHookUri } from './auth/hooks';
+import { type ExternalOptions, type ResolvedExternal, resolveExternal } from './config-external';
 import { mergeOptions, projectOptions } from './config-project';
 import {
   type MfaOptions,
@@ -29,6 +30,11 @@ import {
   DEFAULT_SECRET_KEY,
 } from './keys';
 
+export type {
+  ExternalOptions,
+  ExternalProviderOptions,
+  OidcProviderOptions,
+} from './config-external';
 export type { MfaOptions, SmsOptions, TwilioOptions } from './config-sms-mfa';
 export type { PasskeyOptions, WebAuthnOptions } from './config-webauthn';
 
@@ -83,6 +89,39 @@ export interface AuthOptions {
    * @example
    * startServer({ auth: { hooks: { customAccessToken: 'pg-functions://postgres/public/custom_access_token_hook' } } });
    */
+  /**
+   * Sign-in with external providers: named ones (`github`, `google`, `gitlab`, `discord`) by
+   * client id and secret, and OpenID Connect providers as `custom:<id>` by issuer (discovery,
+   * keys and ID-token checks). `signInWithOAuth` (PKCE and implicit) and, for OIDC providers
+   * and Google, `signInWithIdToken`.
+   *
+   * @example
+   * startServer({ auth: { external: {
+   *   github: { clientId: 'Iv1.abc', secret: process.env.GITHUB_SECRET },
+   *   'custom:acme': { issuer: 'https://id.acme.test', clientId: 'drive', secret: '…' },
+   * } } });
+   */
+  external?: ExternalOptions;
+  /**
+   * Manual identity linking (`linkIdentity`, `unlinkIdentity`; the hosted
+   * `enable_manual_linking`). Default false, as hosted: the identity routes answer 404
+   * "Manual linking is disabled".
+   *
+   * @example
+   * startServer({ auth: { manualLinking: true } });
+   */
+  manualLinking?: boolean;
+  /**
+   * The emulated provider, for local work (as the Firebase Auth emulator has): each configured
+   * provider's authorize step is a local page where you pick an earlier identity or type a
+   * new one (email, name, avatar), then the sign-in goes on through the real callback (state,
+   * PKCE, identities). No client id or secret needed. Refused unless the server listens on a
+   * loopback address. Default false.
+   *
+   * @example
+   * startServer({ auth: { emulateProviders: true, external: { github: {}, google: {} } } });
+   */
+  emulateProviders?: boolean;
   hooks?: {
     /**
      * The custom access-token hook: receives `{ user_id, claims, authentication_method }` on
@@ -118,6 +157,19 @@ export interface RestOptions {
   maxRows?: number;
   /** Aggregate functions in `select`. Default false. */
   aggregatesEnabled?: boolean;
+  /**
+   * `Accept: application/vnd.pgrst.plan…` answers the EXPLAIN plan (postgrest-js
+   * `.explain()`). Default false, as on the hosted backend.
+   */
+  planEnabled?: boolean;
+  /**
+   * How transactions end: `commit` (default; `Prefer: tx=rollback` is ignored, as on the
+   * hosted backend), `commit-allow-override` (postgrest-js `.rollback()` works), `rollback`,
+   * `rollback-allow-override`.
+   */
+  txEnd?: 'commit' | 'commit-allow-override' | 'rollback' | 'rollback-allow-override';
+  /** Schemas searched after the request's own. Default ['public', 'extensions']. */
+  extraSearchPath?: string[];
 }
 
 /** Edge functions settings (`/functions/v1`). */
@@ -302,7 +354,17 @@ export interface ServerConfig {
   auth: Required<
     Omit<
       AuthOptions,
-      'smtpUrl' | 'siteUrl' | 'rateLimits' | 'hooks' | 'sms' | 'mfa' | 'passkey' | 'webauthn'
+      | 'smtpUrl'
+      | 'siteUrl'
+      | 'rateLimits'
+      | 'hooks'
+      | 'sms'
+      | 'mfa'
+      | 'passkey'
+      | 'webauthn'
+      | 'external'
+      | 'manualLinking'
+      | 'emulateProviders'
     >
   > & {
     smtpUrl: string | null;
@@ -313,6 +375,8 @@ export interface ServerConfig {
     mfa: ResolvedMfa;
     passkey: ResolvedPasskey;
     webauthn: ResolvedWebAuthn;
+    /** External providers, manual linking and the emulated provider. */
+    external: ResolvedExternal;
   };
   rest: Required<RestOptions>;
   storage: Required<Omit<StorageOptions, 'imageTransformation'>> & {
@@ -387,9 +451,10 @@ export async function resolveConfig(given: StartServerOptions = {}): Promise<Ser
     auth.rateLimits === false ? false : { ...DEFAULT_RATE_LIMITS, ...(auth.rateLimits ?? {}) };
   const customAccessToken = auth.hooks?.customAccessToken ?? null;
   if (customAccessToken) parseHookUri(customAccessToken, 'auth.hooks.customAccessToken');
+  const host = options.host ?? '127.0.0.1';
   return {
     port: options.port ?? 54321,
-    host: options.host ?? '127.0.0.1',
+    host,
     url: '',
     dataDir,
     projectDir: abs(options.projectDir),
@@ -423,11 +488,19 @@ export async function resolveConfig(given: StartServerOptions = {}): Promise<Ser
       mfa: resolveMfa(auth.mfa),
       passkey: resolvePasskey(auth.passkey),
       webauthn: resolveWebAuthn(auth.webauthn),
+      external: resolveExternal(auth.external, {
+        manualLinking: auth.manualLinking,
+        emulate: auth.emulateProviders,
+        host,
+      }),
     },
     rest: {
       schemas: options.rest?.schemas ?? ['public', 'graphql_public'],
       maxRows: options.rest?.maxRows ?? 1000,
       aggregatesEnabled: options.rest?.aggregatesEnabled ?? false,
+      planEnabled: options.rest?.planEnabled ?? false,
+      txEnd: options.rest?.txEnd ?? 'commit',
+      extraSearchPath: options.rest?.extraSearchPath ?? ['public', 'extensions'],
     },
     functions: resolveFunctions(options.functions ?? {}),
     realtime: {

@@ -3,24 +3,23 @@ import { memo, useLayoutEffect, useRef, useState } from 'react';
 import { formatBytes, formatDate } from '../format';
 import type { FileRow, FolderRow } from '../lib/api';
 import { type Entry, entryKey, isSelected, type Selection } from '../lib/selection';
+import { blockRange, typeLabel } from './FileList';
 import {
-  blockRange,
   describeEntry,
   entryAt,
   type FileSource,
   type ListProps,
   type RowActions,
-  typeLabel,
   useListKeys,
   useRowActions,
-} from './FileList';
+} from './list-behaviour';
 
 /** Height of a line of cards, and the narrowest a card gets. */
 export const CARD_ROW = 196;
 export const CARD_MIN = 164;
 /** Lines of cards come and go in blocks of this many (see `blockRange`). */
 const GRID_BLOCK = 4;
-const GRID_MARGIN = 2;
+const GRID_MARGIN = 1;
 
 type CardProps = {
   index: number;

@@ -109,7 +109,9 @@ export default function Layout() {
     () => ({ setUploadTarget, addFiles }),
     [setUploadTarget, addFiles],
   );
-  const name = (user?.user_metadata?.display_name as string | undefined) || user?.email || '';
+  const meta = user?.user_metadata as Record<string, string | undefined> | undefined;
+  // Accounts made through a provider (GitHub, Google) carry its `full_name`.
+  const name = meta?.display_name || meta?.full_name || user?.email || '';
 
   return (
     <div className="app">

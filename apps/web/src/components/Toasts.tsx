@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { dismissToast, TOAST_MS, type Toast, useToasts } from '../lib/toasts';
+import { dismissAllToasts, dismissToast, TOAST_MS, type Toast, useToasts } from '../lib/toasts';
 
 function ToastItem({ toast }: { toast: Toast }) {
   const [held, setHeld] = useState(false);
@@ -56,6 +56,8 @@ function ToastItem({ toast }: { toast: Toast }) {
 /** The toasts of the signed-in pages, bottom left (the upload panel is bottom right). */
 export function Toasts() {
   const toasts = useToasts();
+  // Signed out (the layout goes): no toast outlives the session it belongs to.
+  useEffect(() => dismissAllToasts, []);
   const latest = toasts.filter((t) => !t.error).at(-1);
   return (
     <section className="toasts" aria-label="Notifications">

@@ -277,7 +277,10 @@ export function UploadTray({ view }: { view: UploadQueueView<FileRow> }) {
         }}
       />
       {open ? (
-        <div id={listId} className="tray-body">
+        // Focusable, so a keyboard can scroll a long list of finished uploads (they have no
+        // buttons of their own).
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable.
+        <div id={listId} className="tray-body" tabIndex={0}>
           {problems.map((p) => (
             <p key={p} className="error" role="alert">
               {p}

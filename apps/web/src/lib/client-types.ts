@@ -69,6 +69,11 @@ export interface AuthApi {
   passkey: PasskeyAuthLike['passkey'];
   signInWithPasskey: PasskeyAuthLike['signInWithPasskey'];
   registerPasskey: PasskeyAuthLike['registerPasskey'];
+  /** Sign-in with a provider (GitHub, Google, …): the page goes to the provider. */
+  signInWithOAuth(credentials: {
+    provider: string;
+    options?: { redirectTo?: string };
+  }): Promise<ResultLike<{ provider: string | null; url: string | null }>>;
 }
 
 /** A controllable resumable upload (tus). */

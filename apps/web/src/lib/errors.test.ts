@@ -41,6 +41,23 @@ describe('toUserError', () => {
     [{ status: 400, code: 'webauthn_verification_failed' }, 'passkey_refused'],
     [{ status: 400, code: 'webauthn_challenge_expired' }, 'passkey_refused'],
     [{ status: 422, code: 'too_many_passkeys' }, 'passkey_limit'],
+    [{ status: 422, code: 'single_identity_not_deletable' }, 'last_sign_in_method'],
+    [{ status: 422, code: 'identity_already_exists' }, 'identity_linked'],
+    [{ status: 404, code: 'manual_linking_disabled' }, 'linking_off'],
+    [
+      {
+        code: 'provider_email_needs_verification',
+        message:
+          'Unverified email with github. A confirmation email has been sent to your github email',
+      },
+      'provider_email_unverified',
+    ],
+    [
+      { code: 'signup_disabled', message: 'Signups not allowed for this instance' },
+      'signup_disabled',
+    ],
+    // A provider's own refusal (the user pressed Cancel there): no error_code.
+    [{ code: 'access_denied', message: 'The user denied the request' }, 'sign_in_cancelled'],
   ])('%j → %s', (error, kind) => {
     expect(toUserError(error, quiet).kind).toBe(kind);
   });

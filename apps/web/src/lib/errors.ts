@@ -32,6 +32,12 @@ export type UserErrorKind =
   | 'passkey_unsupported'
   | 'passkey_exists'
   | 'passkey_limit'
+  | 'last_sign_in_method'
+  | 'identity_linked'
+  | 'linking_off'
+  | 'provider_email_unverified'
+  | 'signup_disabled'
+  | 'sign_in_cancelled'
   | 'other';
 
 interface ErrorFields {
@@ -135,6 +141,31 @@ export function toUserError(
   if (f.code === 'insufficient_aal') {
     return known('code_needed', 'Enter a code from your authenticator app first.');
   }
+  // Sign-in with providers and linked sign-in methods.
+  if (f.code === 'single_identity_not_deletable') {
+    return known(
+      'last_sign_in_method',
+      'This is your only way to sign in, so it cannot be removed. Link another one first.',
+    );
+  }
+  if (f.code === 'identity_already_exists') {
+    return known('identity_linked', 'That account is already linked to a Drive account.');
+  }
+  if (f.code === 'manual_linking_disabled') {
+    return known('linking_off', 'Linking other sign-in methods is turned off for this Drive.');
+  }
+  if (f.code === 'provider_email_needs_verification' || lower.includes('unverified email with')) {
+    return known(
+      'provider_email_unverified',
+      lower.includes('has been sent')
+        ? 'Your email address is not verified yet. Open the link we just emailed you, then sign in again.'
+        : 'Your email address is not verified with that provider yet. Verify it there, then sign in again.',
+    );
+  }
+  if (f.code === 'signup_disabled') {
+    return known('signup_disabled', 'New accounts cannot be created right now.');
+  }
+  if (f.code === 'access_denied') return known('sign_in_cancelled', 'Sign-in was cancelled.');
   if (
     f.code === 'session_not_found' ||
     f.code === 'session_expired' ||

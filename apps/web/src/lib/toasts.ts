@@ -40,6 +40,13 @@ export function dismissToast(id: number): void {
   if (toasts.length !== before) emit();
 }
 
+/** Removes every toast (the signed-in pages are gone: their Undo belongs to that session). */
+export function dismissAllToasts(): void {
+  if (toasts.length === 0) return;
+  toasts = [];
+  emit();
+}
+
 function subscribe(listener: () => void) {
   listeners.add(listener);
   return () => listeners.delete(listener);

@@ -6,6 +6,7 @@ import type { AuthApi } from '../lib/client-types';
 import { readRecoveryError } from '../lib/recovery';
 import { markSignedIn, markSignOutByUser } from '../lib/session';
 import { PasskeySignInButton } from './Passkeys';
+import { ProviderButtons } from './SignInMethods';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const MIN_PASSWORD = 8;
@@ -114,6 +115,7 @@ export function SignIn() {
           {signIn.isPending ? 'Signing in…' : 'Sign in'}
         </button>
       </form>
+      <ProviderButtons />
       <PasskeySignInButton />
       <p className="links">
         <Link to="/forgot-password">Forgot your password?</Link>
@@ -200,6 +202,7 @@ export function SignUp() {
           {signUp.isPending ? 'Creating account…' : 'Create account'}
         </button>
       </form>
+      <ProviderButtons />
       <p className="links">
         <span>
           Already have an account? <Link to="/sign-in">Sign in</Link>

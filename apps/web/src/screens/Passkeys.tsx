@@ -1,4 +1,9 @@
-import { type PasskeyLike, usePasskeySignIn, usePasskeys } from '@app/backend-react';
+import {
+  type PasskeyLike,
+  useAuthProviders,
+  usePasskeySignIn,
+  usePasskeys,
+} from '@app/backend-react';
 import { browserSupportsWebAuthn } from '@app/backend-sdk/webauthn';
 import { type FormEvent, useId, useState } from 'react';
 import { ErrorText } from '../components/ErrorText';
@@ -17,12 +22,16 @@ export function passkeysPossible(hostname = globalThis.location?.hostname ?? '')
 /** "Sign in with a passkey" on the sign-in screen (absent where passkeys cannot work). */
 export function PasskeySignInButton() {
   const passkey = usePasskeySignIn();
+  // The "Continue with …" buttons above, when there are any, already draw the "or".
+  const providers = useAuthProviders();
   if (!passkeysPossible()) return null;
   return (
     <div className="passkey-sign-in">
-      <p className="or" aria-hidden="true">
-        or
-      </p>
+      {(providers.data?.external.length ?? 0) > 0 ? null : (
+        <p className="divider">
+          <span>or</span>
+        </p>
+      )}
       <ErrorText error={passkey.error} />
       <button
         type="button"

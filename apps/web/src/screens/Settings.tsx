@@ -16,6 +16,7 @@ import { forgetThumbnails } from '../lib/thumbnails';
 import { useDrive } from '../lib/use-drive';
 import { deleteForever } from '../lib/views-api';
 import { PasskeySettings } from './Passkeys';
+import { SignInMethods } from './SignInMethods';
 import { TwoStepSettings } from './TwoStep';
 
 function Section({ title, children }: { title: string; children: ReactNode }) {
@@ -220,6 +221,9 @@ export default function SettingsScreen() {
             Change password
           </button>
         </form>
+      </Section>
+      <Section title="Sign-in methods">
+        <SignInMethods />
       </Section>
       <Section title="Passkeys">
         <PasskeySettings />

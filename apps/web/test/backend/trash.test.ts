@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { type Client, createClient } from '@app/backend-sdk';
 import { type RunningServer, startServer } from '@app/backend-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scheduleTrashPurge } from '../../scripts/trash-purge';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 
@@ -285,6 +286,28 @@ describe('Trash', () => {
       [[fa.id, fb.id, fresh.id]],
     );
     expect(left.rows.map((r) => r.id)).toEqual([fresh.id]);
+  });
+
+  it('the schedule of `pnpm start` purges expired entries as the service role', async () => {
+    const a = await newUser();
+    const old = await file(a, 'scheduled.txt', null);
+    await rpc(a, 'trash_items', { p_files: [old.id] });
+    await server.db.query(
+      "update public.files set trashed_at = now() - interval '45 days' where id = $1",
+      [old.id],
+    );
+    const logged: string[] = [];
+    const stop = scheduleTrashPurge(server.url, server.serviceRoleKey, {
+      log: (m) => logged.push(m),
+    });
+    try {
+      await expect.poll(() => get(a, 'files', old.id), { timeout: 10_000 }).toBeNull();
+      await expect
+        .poll(() => logged.join('\n'))
+        .toMatch(/^Trash purge: \d+ entries older than 30 days deleted\.$/);
+    } finally {
+      stop();
+    }
   });
 
   it('no one else can trash, restore or delete your items', async () => {

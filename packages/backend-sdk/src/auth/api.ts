@@ -29,14 +29,20 @@ export interface AuthRequest {
 
 const authError = (m: string, o: BackendErrorOptions) => new AuthError(m, o);
 
+/** Query parameters, undefined values left out. */
+export function toQuery(values: Record<string, string | undefined> = {}): URLSearchParams {
+  const query = new URLSearchParams();
+  for (const [k, v] of Object.entries(values)) if (v !== undefined) query.set(k, v);
+  return query;
+}
+
 /**
  * Sends an auth request; resolves the parsed JSON body (null when empty), rejects with an
  * {@link AuthError}: the server's `code` (or legacy `error_code`) and message, status 0 for
  * network failures.
  */
 export async function authFetch(http: Http, req: AuthRequest): Promise<unknown> {
-  const query = new URLSearchParams();
-  for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) query.set(k, v);
+  const query = toQuery(req.query);
   const method = req.method ?? 'GET';
   const res = await http.send({
     method,

@@ -5,9 +5,18 @@
 import { AuthError } from '../errors';
 import { createHttp, type Http } from '../http/index';
 import { AdminApi } from './admin';
-import { asSession, attempt, authFetch, jwtPayload } from './api';
+import { asSession, attempt, authFetch, jwtPayload, toQuery } from './api';
 import { type ClaimsResult, type GetClaimsOptions, verifyClaims } from './claims';
-import { MfaApi } from './mfa';
+import { MfaApi, type MfaResult, run } from './mfa';
+import {
+  goTo,
+  oauthQuery,
+  type SignInWithIdTokenCredentials,
+  type SignInWithOAuthCredentials,
+  type SignInWithSSO,
+  type SignInWithWeb3Credentials,
+  web3Signature,
+} from './oauth';
 import { PasskeyApi } from './passkeys';
 import { challengeOf, createVerifier } from './pkce';
 import { SessionManager } from './session';
@@ -22,6 +31,7 @@ import type {
   User,
   UserAndSession,
   UserAttributes,
+  UserIdentity,
   VerifyOtpParams,
 } from './types';
 import { readAuthRedirect } from './url';
@@ -82,7 +92,10 @@ export class AuthClient extends SessionManager {
   }
 
   /** Saves the session of a sign-in response and returns `{ user, session }`. */
-  private async signedIn(body: unknown, event: 'SIGNED_IN' | 'PASSWORD_RECOVERY' = 'SIGNED_IN') {
+  private async signedIn(
+    body: unknown,
+    event: 'SIGNED_IN' | 'PASSWORD_RECOVERY' | 'USER_UPDATED' = 'SIGNED_IN',
+  ) {
     const session = asSession(body, this.timers.now());
     if (session) await this.saveSession(session, event);
     const bare = (body as { id?: string } | null)?.id ? (body as User) : null;
@@ -126,15 +139,10 @@ export class AuthClient extends SessionManager {
     return attempt(none, async () => {
       const who =
         'email' in credentials ? { email: credentials.email } : { phone: credentials.phone };
-      const body = await authFetch(this.http, {
-        method: 'POST',
-        path: '/token',
-        query: { grant_type: 'password' },
-        body: {
-          ...who,
-          password: credentials.password,
-          gotrue_meta_security: captcha(credentials.options),
-        },
+      const body = await this.grant('password', {
+        ...who,
+        password: credentials.password,
+        gotrue_meta_security: captcha(credentials.options),
       });
       return this.signedIn(body);
     });
@@ -403,6 +411,184 @@ export class AuthClient extends SessionManager {
     });
   }
 
+  /**
+   * Signs in with an OAuth / OpenID Connect provider: navigates to its sign-in (browsers) and
+   * returns the URL. The provider comes back to `redirectTo` with the session (implicit flow,
+   * read by `detectSessionInUrl`) or a `?code=` for {@link exchangeCodeForSession} (PKCE).
+   *
+   * @example
+   * await auth.signInWithOAuth({ provider: 'github', options: { redirectTo: location.origin } });
+   */
+  signInWithOAuth(
+    credentials: SignInWithOAuthCredentials,
+  ): Promise<AuthResult<{ provider: string; url: string }>> {
+    return attempt({ provider: null, url: null }, () => this.toProvider(credentials));
+  }
+
+  /**
+   * The provider's sign-in URL, navigated to in browsers: from `/authorize`, or, to link the
+   * identity to the user of `token`, from `/user/identities/authorize`.
+   */
+  private async toProvider(c: SignInWithOAuthCredentials, token?: string) {
+    const query = oauthQuery(c, await this.pkce(), !!token);
+    const url = token
+      ? (
+          (await authFetch(this.http, { path: '/user/identities/authorize', query, token })) as {
+            url: string;
+          }
+        ).url
+      : `${this.http.url}/auth/v1/authorize?${toQuery(query)}`;
+    goTo(url, c.options?.skipBrowserRedirect);
+    return { provider: c.provider, url };
+  }
+
+  /** `POST /token?grant_type=<type>` (as the user when `token` is given). */
+  private grant(type: string, body: object, token?: string) {
+    return authFetch(this.http, {
+      method: 'POST',
+      path: '/token',
+      query: { grant_type: type },
+      token,
+      body,
+    });
+  }
+
+  /** `grant_type=id_token`, as the user (`link_identity`) when `token` is given. */
+  private idToken(c: SignInWithIdTokenCredentials, token?: string) {
+    return this.grant(
+      'id_token',
+      {
+        provider: c.provider,
+        id_token: c.token,
+        access_token: c.access_token,
+        nonce: c.nonce,
+        link_identity: token ? true : undefined,
+        gotrue_meta_security: captcha(c.options),
+      },
+      token,
+    );
+  }
+
+  /**
+   * Signs in with an ID token the app got from the provider itself (Google Sign-In, Sign in
+   * with Apple, an OpenID Connect provider `custom:<id>`). `nonce` is the raw nonce; the token
+   * carries its SHA-256 (hex).
+   *
+   * @example
+   * await auth.signInWithIdToken({ provider: 'google', token: credential, nonce });
+   */
+  signInWithIdToken(
+    credentials: SignInWithIdTokenCredentials,
+  ): Promise<AuthResult<UserAndSession>> {
+    return attempt(none, async () => this.signedIn(await this.idToken(credentials)));
+  }
+
+  /**
+   * Links another identity to the signed-in user (the project must allow manual linking):
+   * with `token`, an ID token at once (emits USER_UPDATED); else a provider's redirect, as
+   * {@link signInWithOAuth}.
+   *
+   * @example
+   * await auth.linkIdentity({ provider: 'google', options: { redirectTo: location.href } });
+   */
+  linkIdentity(credentials: SignInWithIdTokenCredentials): Promise<AuthResult<UserAndSession>>;
+  linkIdentity(
+    credentials: SignInWithOAuthCredentials,
+  ): Promise<AuthResult<{ provider: string; url: string }>>;
+  linkIdentity(
+    credentials: SignInWithOAuthCredentials | SignInWithIdTokenCredentials,
+  ): Promise<AuthResult<object>> {
+    const empty = 'token' in credentials ? none : { provider: null, url: null };
+    return attempt<object>(empty, async () => {
+      const { access_token } = await this.requireSession();
+      return 'token' in credentials
+        ? this.signedIn(await this.idToken(credentials, access_token), 'USER_UPDATED')
+        : this.toProvider(credentials, access_token);
+    });
+  }
+
+  /**
+   * Unlinks an identity of the signed-in user (not the last one).
+   *
+   * @example
+   * await auth.unlinkIdentity(identities.find((i) => i.provider === 'github'));
+   */
+  unlinkIdentity(identity: UserIdentity): Promise<MfaResult<Record<string, never>>> {
+    return run(async () => {
+      const { access_token } = await this.requireSession();
+      await authFetch(this.http, {
+        method: 'DELETE',
+        path: `/user/identities/${encodeURIComponent(identity.identity_id)}`,
+        token: access_token,
+      });
+      return {};
+    });
+  }
+
+  /**
+   * The identities linked to the signed-in user (fetched from the server).
+   *
+   * @example
+   * const { data } = await auth.getUserIdentities();
+   */
+  getUserIdentities(): Promise<MfaResult<{ identities: UserIdentity[] }>> {
+    return run(async () => {
+      const { data, error } = await this.getUser();
+      if (error) throw error;
+      return { identities: data.user.identities ?? [] };
+    });
+  }
+
+  /**
+   * Signs in through the SSO (SAML 2.0) provider of an id or email domain: navigates to it
+   * (browsers) and returns its URL.
+   *
+   * @example
+   * await auth.signInWithSSO({ domain: 'company.com' });
+   */
+  signInWithSSO(params: SignInWithSSO): Promise<MfaResult<{ url: string }>> {
+    return run(async () => {
+      const o = params.options;
+      const body = (await authFetch(this.http, {
+        method: 'POST',
+        path: '/sso',
+        body: {
+          ...('providerId' in params
+            ? { provider_id: params.providerId }
+            : { domain: params.domain }),
+          redirect_to: o?.redirectTo,
+          ...(o?.captchaToken ? { gotrue_meta_security: captcha(o) } : {}),
+          skip_http_redirect: true,
+          ...(await this.pkce()),
+        },
+      }).catch(async (e) => {
+        await this.storage.removeItem(`${this.storageKey}-code-verifier`);
+        throw e;
+      })) as { url: string };
+      goTo(body.url, o?.skipBrowserRedirect);
+      return body;
+    });
+  }
+
+  /**
+   * Signs in with a signed Sign-In-With-Ethereum / Solana message.
+   *
+   * @example
+   * await auth.signInWithWeb3({ chain: 'ethereum', message, signature });
+   */
+  signInWithWeb3(credentials: SignInWithWeb3Credentials): Promise<AuthResult<UserAndSession>> {
+    return attempt(none, async () => {
+      const { chain, message, signature, options } = credentials;
+      const body = await this.grant('web3', {
+        chain,
+        message,
+        signature: web3Signature(chain, signature),
+        ...(options?.captchaToken ? { gotrue_meta_security: captcha(options) } : {}),
+      });
+      return this.signedIn(body);
+    });
+  }
+
   /** Trades a PKCE code and the stored verifier for the token response. */
   private async exchange(authCode: string) {
     const key = `${this.storageKey}-code-verifier`;
@@ -413,12 +599,7 @@ export class AuthClient extends SessionManager {
         status: 400,
         code: 'pkce_verifier_missing',
       });
-    const body = await authFetch(this.http, {
-      method: 'POST',
-      path: '/token',
-      query: { grant_type: 'pkce' },
-      body: { auth_code: authCode, code_verifier: verifier },
-    });
+    const body = await this.grant('pkce', { auth_code: authCode, code_verifier: verifier });
     await this.storage.removeItem(key);
     return { body, redirectType: redirectType ?? null };
   }
@@ -440,10 +621,16 @@ export class AuthClient extends SessionManager {
     let recovery: boolean;
     if (found.kind === 'tokens') {
       const p = found.params;
-      session = await this.sessionOf({
-        access_token: p.get('access_token') ?? '',
-        refresh_token: p.get('refresh_token') ?? '',
-      });
+      const get = (k: string) => p.get(k) ?? undefined;
+      // OAuth redirects also carry the provider's tokens, kept with the session.
+      session = {
+        ...(await this.sessionOf({
+          access_token: p.get('access_token') ?? '',
+          refresh_token: p.get('refresh_token') ?? '',
+        })),
+        provider_token: get('provider_token'),
+        provider_refresh_token: get('provider_refresh_token'),
+      };
       recovery = found.type === 'recovery';
     } else {
       const { body, redirectType } = await this.exchange(found.code);

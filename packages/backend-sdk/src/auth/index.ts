@@ -35,6 +35,14 @@ export {
   type WebAuthnAnswer,
   type WebAuthnEnrollment,
 } from './mfa';
+export type {
+  OAuthOptions,
+  Provider,
+  SignInWithIdTokenCredentials,
+  SignInWithOAuthCredentials,
+  SignInWithSSO,
+  SignInWithWeb3Credentials,
+} from './oauth';
 export {
   AdminPasskeyApi,
   type Passkey,

@@ -2,7 +2,8 @@
  * PKCE: a random code verifier and its S256 challenge (plain where WebCrypto is missing).
  */
 
-const base64url = (bytes: Uint8Array) =>
+/** Bytes as base64url without padding. */
+export const base64url = (bytes: Uint8Array) =>
   btoa(String.fromCharCode(...bytes))
     .replace(/\+/g, '-')
     .replace(/\//g, '_')

@@ -32,10 +32,16 @@ export const globalRules: Record<string, string> = {
 export const intendedDifferences: IntendedDifference[] = [
   // auth
   {
-    scenarios: ['auth.get-user-signed-out'],
+    scenarios: ['auth.get-user-signed-out', 'auth.identities.list-signed-out'],
     path: 'result.error.code',
     reason:
       'Client-side failures carry a code (session_missing) where supabase-js leaves code undefined; name, message and status are the same (AuthSessionMissingError, 400).',
+  },
+  {
+    scenarios: ['auth.oauth.id-token-refused', 'auth.identities.link-id-token-refused'],
+    path: 'result.error.code',
+    reason:
+      'An OAuth-shaped error body ({error, error_description}, as the ID-token grant answers "Bad ID token") has no code: ours is "" (an SDK error code is always a string), supabase-js leaves it undefined; name, message and status are the same.',
   },
   {
     scenarios: ['auth.set-session'],

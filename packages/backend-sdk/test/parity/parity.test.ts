@@ -16,6 +16,7 @@ import { authScenarios } from './scenarios/auth';
 import { functionsScenarios } from './scenarios/functions';
 import { keysScenarios } from './scenarios/keys';
 import { mfaScenarios } from './scenarios/mfa';
+import { oauthScenarios } from './scenarios/oauth';
 import { realtimeScenarios } from './scenarios/realtime';
 import { restScenarios } from './scenarios/rest';
 import { storageScenarios } from './scenarios/storage';
@@ -35,6 +36,7 @@ const scenarios: Scenario[] = [
   ...functionsScenarios,
   ...realtimeScenarios,
   ...keysScenarios,
+  ...oauthScenarios,
   ...mfaScenarios,
 ];
 
@@ -46,6 +48,13 @@ beforeAll(async () => {
   server = await startSdkServer({
     sms: { enabled: true, autoconfirm: false },
     mfa: { phone: { enroll: true, verify: true } },
+    emulateProviders: true,
+    manualLinking: true,
+    external: {
+      github: {},
+      google: {},
+      'custom:parity': { issuer: 'https://id.parity.test' },
+    },
   });
   secrets = {
     anonKey: server.anonKey,

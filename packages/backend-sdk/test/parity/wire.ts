@@ -89,6 +89,8 @@ export function scrub(text: string, secrets: Secrets): string {
 /** Keys whose values differ between two runs by nature (random, time-based). */
 const VOLATILE = new Set([
   'refresh_token',
+  'provider_token',
+  'provider_refresh_token',
   'token',
   'secret',
   'uri',

@@ -4,6 +4,8 @@ import type { SigningKeys } from '../http/signing-keys';
 import type { Outbox } from '../mail/index';
 import type { SmsOutbox } from '../sms/index';
 import type { AuthHooks } from './hooks';
+import type { OidcCache } from './oauth/oidc';
+import type { EmulatorCodes } from './oauth/providers';
 import type { RateLimiter } from './rate-limit';
 
 /** What every auth route reads: settings, the database, the outbox and the limiter. */
@@ -24,4 +26,8 @@ export interface AuthContext {
   otpExpiry: number;
   /** Anonymous sign-ins allowed. */
   anonymousUsers: boolean;
+  /** Discovery documents and keys of OpenID providers. */
+  oidc: OidcCache;
+  /** Codes of the emulated provider's sign-in page. */
+  emulatorCodes: EmulatorCodes;
 }

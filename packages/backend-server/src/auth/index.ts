@@ -6,11 +6,17 @@ import type { AuthContext } from './context';
 import { errorResponse } from './errors';
 import { requireAdmin } from './guard';
 import { createHooks } from './hooks';
+import { OidcCache } from './oauth/oidc';
+import { EmulatorCodes } from './oauth/providers';
 import { RateLimiter } from './rate-limit';
 import { adminFactorRoutes } from './routes/admin-factors';
 import { adminLinkRoutes } from './routes/admin-links';
 import { adminUserRoutes } from './routes/admin-users';
+import { disabledRoutes } from './routes/disabled';
+import { emulatorRoutes } from './routes/emulator';
+import { externalRoutes } from './routes/external';
 import { factorRoutes } from './routes/factors';
+import { identityRoutes } from './routes/identities';
 import { mailFlowRoutes } from './routes/mail-flows';
 import { passkeyRoutes } from './routes/passkeys';
 import { publicRoutes } from './routes/public';
@@ -23,7 +29,8 @@ import { WEBAUTHN_SQL } from './webauthn-schema';
 
 /**
  * The GoTrue-compatible auth service under `/auth/v1`: sign-up, sign-in (password, refresh,
- * PKCE), users, mail flows (confirm, magic link, recovery, email change) and the admin API.
+ * PKCE, OAuth/OIDC providers, ID tokens), users and their identities, mail flows (confirm,
+ * magic link, recovery, email change), MFA and the admin API.
  */
 export const authService: ServiceModule = {
   name: 'auth',
@@ -38,6 +45,7 @@ export const authService: ServiceModule = {
     '/.well-known/jwks.json',
     '/.well-known/openid-configuration',
     '/.well-known/oauth-authorization-server',
+    '/emulator',
   ],
   create({ config, db, log }) {
     const ctx: AuthContext = {
@@ -51,6 +59,8 @@ export const authService: ServiceModule = {
       hooks: createHooks(config.auth.hooks.customAccessToken),
       otpExpiry: config.auth.otpExpiry,
       anonymousUsers: config.auth.anonymousSignIns,
+      oidc: new OidcCache(),
+      emulatorCodes: new EmulatorCodes(),
     };
     const routes = new Hono<AppEnv>();
     routes.use('/admin/*', async (_c, next) => {
@@ -68,6 +78,10 @@ export const authService: ServiceModule = {
     factorRoutes(routes, ctx);
     adminFactorRoutes(routes, ctx);
     passkeyRoutes(routes, ctx);
+    externalRoutes(routes, ctx);
+    emulatorRoutes(routes, ctx);
+    identityRoutes(routes, ctx);
+    disabledRoutes(routes, ctx);
     routes.onError((error, c) => errorResponse(c, error));
     return { routes };
   },

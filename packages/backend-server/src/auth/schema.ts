@@ -160,6 +160,20 @@ create table if not exists auth.flow_state (
   auth_code_issued_at timestamptz
 );
 create index if not exists idx_auth_code on auth.flow_state (auth_code);
+-- OAuth flows (as GoTrue's flow_state): implicit flows have no code or challenge; the state of
+-- the provider redirect is the row id. provider_code_verifier and provider_nonce are this
+-- server's: the PKCE verifier and the nonce sent to the provider (GoTrue keeps the verifier
+-- in oauth_client_states and sends no nonce).
+alter table auth.flow_state alter column auth_code drop not null;
+alter table auth.flow_state alter column code_challenge_method drop not null;
+alter table auth.flow_state alter column code_challenge drop not null;
+alter table auth.flow_state add column if not exists invite_token text;
+alter table auth.flow_state add column if not exists referrer text;
+alter table auth.flow_state add column if not exists linking_target_id uuid;
+alter table auth.flow_state add column if not exists email_optional boolean not null default false;
+alter table auth.flow_state add column if not exists provider_code_verifier text;
+alter table auth.flow_state add column if not exists provider_nonce text;
+create index if not exists identities_email_idx on auth.identities (email text_pattern_ops);
 
 create table if not exists auth.one_time_tokens (
   id uuid primary key,

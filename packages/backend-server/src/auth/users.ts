@@ -155,6 +155,25 @@ export const findUserByPhone = (q: Queryable, phone: string, lock = false) =>
 
 const optional = (key: string, value: string | null | undefined) => (value ? { [key]: value } : {});
 
+/**
+ * An identity as GoTrue's JSON has it: `identity_data`, `last_sign_in_at` and `email` left out
+ * when empty (`omitempty`).
+ */
+export function identityJson(raw: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    const empty =
+      value === null ||
+      value === '' ||
+      (key === 'identity_data' && typeof value === 'object' && !Object.keys(value).length);
+    if (empty && (key === 'identity_data' || key === 'last_sign_in_at' || key === 'email')) {
+      continue;
+    }
+    out[key] = value;
+  }
+  return out;
+}
+
 /** The hosted User JSON (`email`/`phone` are "" when unset; empty timestamps omitted). */
 export function userJson(row: UserRow): Record<string, unknown> {
   return {
@@ -177,7 +196,7 @@ export function userJson(row: UserRow): Record<string, unknown> {
     ...optional('last_sign_in_at', row.last_sign_in_at),
     app_metadata: row.raw_app_meta_data ?? {},
     user_metadata: row.raw_user_meta_data ?? {},
-    identities: row.identities ?? [],
+    identities: (row.identities ?? []).map((i) => identityJson(i as Record<string, unknown>)),
     ...(row.factors?.length ? { factors: row.factors.map(factorJson) } : {}),
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -201,6 +220,8 @@ export interface NewUser {
   invited?: boolean;
   isAnonymous?: boolean;
   bannedUntil?: string | null;
+  /** Signs up through an external provider: no email/phone identity, `appMetadata` as given. */
+  external?: boolean;
 }
 
 export const DUPLICATE_EMAIL = 'A user with this email address has already been registered';
@@ -223,7 +244,8 @@ export function uniqueConflict(error: unknown): AuthError | null {
  */
 export async function insertUser(q: Queryable, user: NewUser): Promise<string> {
   const id = user.id ?? randomUUID();
-  const provider = user.isAnonymous ? null : user.email ? 'email' : user.phone ? 'phone' : null;
+  const provider =
+    user.isAnonymous || user.external ? null : user.email ? 'email' : user.phone ? 'phone' : null;
   const appMetadata = {
     ...(provider ? { provider, providers: [provider] } : {}),
     ...(user.appMetadata ?? {}),

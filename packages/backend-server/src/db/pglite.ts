@@ -55,7 +55,20 @@ export interface PgliteOptions {
  * in memory (or the OS cache) already, so a large buffer pool mostly holds second copies of
  * pages; this saves about 100 MB of resident memory.
  */
-const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'];
+const START_PARAMS = [
+  ...PGlite.defaultStartParams,
+  '-c',
+  'shared_buffers=32MB',
+  // The hosted database's planner settings, so plans (and EXPLAIN's SETTINGS) match it:
+  // its effective_cache_size, and Postgres' parallel defaults back (single-user PGlite
+  // never plans parallel queries, whatever they say).
+  '-c',
+  'effective_cache_size=128MB',
+  '-c',
+  'max_parallel_workers=8',
+  '-c',
+  'max_parallel_workers_per_gather=2',
+];
 
 /** Embedded PGlite: one connection, so statements and transactions are serialised. */
 export async function openPglite(

@@ -18,6 +18,8 @@ export interface RequestContext {
   path: string;
   /** Request headers with lower-cased names. */
   headers: Record<string, string>;
+  /** The transaction's search_path (e.g. `"public", "public", "extensions"`); unchanged when absent. */
+  searchPath?: string;
 }
 
 /**
@@ -69,18 +71,35 @@ const SET_CONTEXT = `select
   set_config('request.path', $4, true),
   set_config('request.headers', $5, true)`;
 
+// With the request's search_path (REST: its schema, then the extra ones).
+const WITH_SEARCH_PATH = `,
+  set_config('search_path', $6, true)`;
+
 // Read-only in the same statement: switching a transaction to read-only is allowed at any
 // point, so this saves the separate `SET TRANSACTION READ ONLY` round trip.
-const SET_CONTEXT_READ_ONLY = `${SET_CONTEXT},
+const READ_ONLY = `,
   set_config('transaction_read_only', 'on', true)`;
 
-const contextParams = (ctx: RequestContext) => [
-  ctx.role,
-  JSON.stringify(ctx.claims),
-  ctx.method,
-  ctx.path,
-  JSON.stringify(ctx.headers),
+const CONTEXT_TEXTS = [
+  SET_CONTEXT,
+  SET_CONTEXT + READ_ONLY,
+  SET_CONTEXT + WITH_SEARCH_PATH,
+  SET_CONTEXT + WITH_SEARCH_PATH + READ_ONLY,
 ];
+
+/** The one statement that sets a request's role and settings. */
+function contextStatement(ctx: RequestContext, readOnly = false): Statement {
+  const params = [
+    ctx.role,
+    JSON.stringify(ctx.claims),
+    ctx.method,
+    ctx.path,
+    JSON.stringify(ctx.headers),
+  ];
+  if (ctx.searchPath !== undefined) params.push(ctx.searchPath);
+  const text = CONTEXT_TEXTS[(ctx.searchPath !== undefined ? 2 : 0) + (readOnly ? 1 : 0)];
+  return { text: text as string, params };
+}
 
 /**
  * Runs `fn` in one transaction as the request's role with its claims, like the hosted
@@ -95,17 +114,20 @@ export function asRequest<T>(
   db: Database,
   ctx: RequestContext,
   fn: (tx: Transaction) => Promise<T>,
-  options: TransactionOptions = {},
+  options: TransactionOptions & {
+    /** Statements run as the connecting user first (settings only it may change). */
+    before?: readonly Statement[];
+  } = {},
 ): Promise<T> {
-  const { readOnly, ...rest } = options;
+  const { readOnly, before = [], ...rest } = options;
   return db.transaction(async (tx) => {
+    for (const st of before) await tx.query(st.text, st.params);
     // Resolves to the settings' error, or null; never rejects.
-    const settings = tx
-      .query(readOnly ? SET_CONTEXT_READ_ONLY : SET_CONTEXT, contextParams(ctx))
-      .then(
-        () => null,
-        (error: unknown) => ({ error }),
-      );
+    const context = contextStatement(ctx, readOnly);
+    const settings = tx.query(context.text, context.params).then(
+      () => null,
+      (error: unknown) => ({ error }),
+    );
     const outcome = await fn(tx).then(
       (value) => ({ value }),
       (error: unknown) => ({ error }),
@@ -129,10 +151,7 @@ export async function readAsRequest(
   statements: readonly Statement[],
   options: { rollback?: boolean } = {},
 ): Promise<QueryResult[]> {
-  const settled = await db.readBatch(
-    [{ text: SET_CONTEXT, params: contextParams(ctx) }, ...statements],
-    options,
-  );
+  const settled = await db.readBatch([contextStatement(ctx), ...statements], options);
   const results: QueryResult[] = [];
   for (const r of settled) {
     if (!r.ok) throw r.error;

@@ -12,6 +12,7 @@ import type { MediaType } from './http/media';
 import type { Preferences } from './http/prefer';
 import { emptyLevel, type Level, type ParsedQuery } from './parse/ast';
 import type { SchemaCache } from './schema/types';
+import type { RestSettings } from './settings';
 import { Params } from './sql/params';
 import { type BuildContext, checkLevelsUsed } from './sql/read';
 
@@ -20,6 +21,8 @@ export interface Runtime {
   config: ServerConfig;
   db: Database;
   cache(): SchemaCache;
+  /** The settings in effect (options overridden by in-database ones). */
+  settings(): RestSettings;
 }
 
 /** One request, parsed as far as every handler needs it. */
@@ -40,6 +43,8 @@ export interface RestRequest {
   rangeHeader: string | null;
   contentType: string | null;
   bodyText: string;
+  /** The raw body of an `application/octet-stream` request. */
+  bodyBytes: Uint8Array | null;
 }
 
 /** A row of the wrapped statement. */
@@ -64,15 +69,38 @@ export function outcomeOf(row: Record<string, unknown> | undefined): Outcome {
   };
 }
 
+/** The schemas a request searches: its own, then the extra ones (PostgREST's order). */
+export const searchPathOf = (rt: Runtime, req: RestRequest): string[] => [
+  req.schema,
+  ...rt.settings().extraSearchPath,
+];
+
 /** Who the request runs as, for asRequest / readAsRequest. */
-export function requestContext(req: RestRequest): RequestContext {
+export function requestContext(rt: Runtime, req: RestRequest): RequestContext {
   return {
     role: req.principal.role,
     claims: { ...req.principal.claims, role: req.principal.role },
     method: req.method,
     path: req.path,
     headers: req.headers,
+    searchPath: searchPathOf(rt, req)
+      .map((s) => `"${s.replace(/"/g, '""')}"`)
+      .join(', '),
   };
+}
+
+/** Whether the request's transaction ends in a rollback (`db-tx-end` and `Prefer: tx`). */
+export function rollsBack(rt: Runtime, req: RestRequest): boolean {
+  switch (rt.settings().txEnd) {
+    case 'commit':
+      return false;
+    case 'commit-allow-override':
+      return req.prefs.tx === 'rollback';
+    case 'rollback':
+      return true;
+    case 'rollback-allow-override':
+      return req.prefs.tx !== 'commit';
+  }
 }
 
 /** `Prefer: timezone=…` as a statement to run first, or none. */
@@ -95,19 +123,20 @@ export async function runInTransaction<T>(
   readOnly: boolean,
   fn: (tx: Transaction) => Promise<T>,
   rollback = false,
+  before: DbStatement[] = [],
 ): Promise<T> {
-  const undo = rollback || req.prefs.tx === 'rollback';
+  const undo = rollback || rollsBack(rt, req);
   try {
     return await asRequest(
       rt.db,
-      requestContext(req),
+      requestContext(rt, req),
       async (tx) => {
         for (const st of timezoneStatements(req)) await tx.query(st.text, st.params);
         const result = await fn(tx);
         if (undo) throw new Rollback(result);
         return result;
       },
-      { readOnly },
+      { readOnly, before },
     );
   } catch (error) {
     if (error instanceof Rollback) return error.result as T;
@@ -116,14 +145,15 @@ export async function runInTransaction<T>(
 }
 
 /** A fresh build context for one request. */
-export function buildContext(rt: Runtime, parsed: ParsedQuery): BuildContext {
+export function buildContext(rt: Runtime, req: RestRequest, parsed: ParsedQuery): BuildContext {
   return {
     cache: rt.cache(),
     params: new Params(),
     levels: parsed.levels,
-    aggregatesEnabled: rt.config.rest.aggregatesEnabled,
+    aggregatesEnabled: rt.settings().aggregatesEnabled,
     usedLevels: new Set(),
     counter: 0,
+    searchPath: searchPathOf(rt, req),
   };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { errorResponse, fromPgError, RestError, statusForSqlState } from './errors';
-import { negotiate, toCsv } from './http/media';
+import { negotiate } from './http/media';
 import { parsePrefer } from './http/prefer';
 
 describe('SQLSTATE → HTTP', () => {
@@ -85,6 +85,7 @@ describe('Prefer and Accept', () => {
       negotiate(
         'application/vnd.pgrst.plan+json; for="application/json"; options=analyze|verbose;',
         false,
+        true,
       ),
     ).toEqual({
       kind: 'plan',
@@ -94,11 +95,14 @@ describe('Prefer and Accept', () => {
     });
     expect(negotiate('image/png, */*', false)).toEqual({ kind: 'json', stripNulls: false });
     expect(() => negotiate('image/png', false)).toThrow(RestError);
-    expect(
-      toCsv([
-        { a: 1, b: 'x,y' },
-        { a: null, b: '"q"' },
-      ]),
-    ).toBe('a,b\n1,"x,y"\n,"""q"""');
+    // Plans only where the plan is enabled (db-plan-enabled), as on the hosted backend.
+    expect(() =>
+      negotiate('application/vnd.pgrst.plan+json; for="application/json"; options=analyze;', false),
+    ).toThrow(
+      'None of these media types are available: application/vnd.pgrst.plan+json; for="application/json"; options=analyze',
+    );
+    expect(() => negotiate('image/png;q=0.5, text/xml', false)).toThrow(
+      'None of these media types are available: image/png, text/xml',
+    );
   });
 });

@@ -225,7 +225,7 @@ const PARAMETERS = {
 export function openApiDocument(rt: Runtime, schema: string): Record<string, unknown> {
   const cache = rt.cache();
   const tables = [...cache.tables.values()].filter((t) => t.schema === schema);
-  const fns = [...cache.functions.values()].flat().filter((f) => f.schema === schema);
+  const fns = [...cache.functions.values()].flat().filter((f) => f.schema === schema && f.callable);
   const url = new URL(rt.config.url || 'http://127.0.0.1');
   const paths: Record<string, unknown> = {
     '/': {

@@ -8,50 +8,21 @@ import { readTable } from './handlers/read';
 import { callFunction } from './handlers/rpc';
 import { insert, updateOrDelete } from './handlers/write';
 import { negotiate } from './http/media';
-import { parsePrefer } from './http/prefer';
+import { type Preferences, parsePrefer } from './http/prefer';
 import { openApiResponse } from './openapi';
 import { queryPairs } from './parse/query';
+import { closestMatch, NAME_MIN_SCORE } from './schema/fuzzy';
 import { loadSchemaCache } from './schema/load';
 import { qualified, type SchemaCache, type Table } from './schema/types';
+import { loadSettings, type RestSettings, settingsOf } from './settings';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
-
-function closest(names: string[], name: string): string | null {
-  let best: string | null = null;
-  let bestScore = Number.POSITIVE_INFINITY;
-  for (const n of names) {
-    const score = distance(n, name);
-    if (score < bestScore) {
-      bestScore = score;
-      best = n;
-    }
-  }
-  return best !== null && bestScore <= Math.max(3, name.length / 2) ? best : null;
-}
-
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0] as number;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j] as number;
-      row[j] = Math.min(
-        cur + 1,
-        (row[j - 1] as number) + 1,
-        prev + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-      prev = cur;
-    }
-  }
-  return row[b.length] as number;
-}
 
 function findTable(cache: SchemaCache, schema: string, name: string): Table {
   const table = cache.tables.get(qualified(schema, name));
   if (table) return table;
   const names = [...cache.tables.values()].filter((t) => t.schema === schema).map((t) => t.name);
-  const guess = closest(names, name);
+  const guess = closestMatch(names, name, NAME_MIN_SCORE);
   throw new RestError(
     404,
     'PGRST205',
@@ -88,6 +59,20 @@ function chooseSchema(rt: Runtime, method: string, headers: Headers) {
   return { schema: header, profileHeader: true };
 }
 
+/** The body as text, and as bytes when it is binary (a bytea rpc parameter). */
+async function readBody(raw: Request, hasBody: boolean) {
+  if (!hasBody) return { bodyText: '', bodyBytes: null };
+  const type = raw.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/octet-stream') return { bodyText: await raw.text(), bodyBytes: null };
+  return { bodyText: '', bodyBytes: new Uint8Array(await raw.arrayBuffer()) };
+}
+
+/** `Prefer: tx=` counts only where db-tx-end allows overriding (else it is ignored). */
+function txAllowed(prefs: Preferences, settings: RestSettings): Preferences {
+  if (!settings.txEnd.endsWith('-allow-override')) prefs.tx = null;
+  return prefs;
+}
+
 async function handle(
   rt: Runtime,
   raw: Request,
@@ -114,13 +99,13 @@ async function handle(
     pairs: queryPairs(url.search),
     schema,
     profileHeader,
-    prefs: parsePrefer(raw.headers.get('prefer')),
-    media: negotiate(raw.headers.get('accept'), root),
+    prefs: txAllowed(parsePrefer(raw.headers.get('prefer')), rt.settings()),
+    media: negotiate(raw.headers.get('accept'), root, rt.settings().planEnabled),
     principal,
     headers,
     rangeHeader: raw.headers.get('range'),
     contentType: raw.headers.get('content-type'),
-    bodyText: hasBody ? await raw.text() : '',
+    ...(await readBody(raw, hasBody)),
   };
   if (root) {
     if (method === 'OPTIONS')
@@ -210,14 +195,30 @@ export const restService: ServiceModule = {
     // that arrive before it is done wait for it, and a failed load is retried by the next
     // request (503 PGRST002 meanwhile, as PostgREST answers without a schema cache).
     let cache: SchemaCache | null = null;
+    const base = settingsOf(ctx.config.rest);
+    let settings = base;
     let loading: Promise<SchemaCache> | null = null;
+    // Loads may overlap (a NOTIFY during a load starts another); the newest one started wins,
+    // whichever finishes last, so a slow load that began before a change cannot undo it.
+    let started = 0;
+    let applied = 0;
+    // The schema cache and the in-database settings, read together.
+    const load = async (): Promise<SchemaCache> => {
+      const generation = ++started;
+      const [loaded, current] = await Promise.all([
+        loadSchemaCache(ctx.db, schemas),
+        loadSettings(ctx.db, base),
+      ]);
+      if (generation > applied) {
+        applied = generation;
+        cache = loaded;
+        settings = current;
+      }
+      return cache ?? loaded;
+    };
     const ready = (): Promise<SchemaCache> => {
       if (cache) return Promise.resolve(cache);
-      loading ??= loadSchemaCache(ctx.db, schemas)
-        .then((loaded) => {
-          cache ??= loaded;
-          return cache;
-        })
+      loading ??= load()
         .catch((error: unknown) => {
           ctx.log(`rest: schema cache load failed: ${String(error)}`);
           throw new RestError(
@@ -234,14 +235,15 @@ export const restService: ServiceModule = {
     ready().catch(() => {});
     const reload = async () => {
       try {
-        cache = await loadSchemaCache(ctx.db, schemas);
+        await load();
         ctx.log('rest: schema cache reloaded');
       } catch (error) {
         ctx.log(`rest: schema cache reload failed: ${String(error)}`);
       }
     };
     const unlisten = await ctx.db.listen('pgrst', (payload) => {
-      if (payload === 'reload schema' || payload === '') void reload();
+      if (payload === 'reload schema' || payload === 'reload config' || payload === '')
+        void reload();
     });
     const rt: Runtime = {
       config: ctx.config,
@@ -250,6 +252,7 @@ export const restService: ServiceModule = {
         if (!cache) throw new Error('rest: schema cache used before it was loaded');
         return cache;
       },
+      settings: () => settings,
     };
     const routes = new Hono<AppEnv>();
     routes.all('*', async (c) => {

@@ -185,3 +185,27 @@ export async function startRestFixture(options: StartServerOptions = {}): Promis
 /** A response's JSON body, loosely typed for assertions. */
 // biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON shapes
 export const json = (res: Response): Promise<any> => res.json();
+
+/**
+ * Sets in-database REST settings for this test database only (`alter role authenticator in
+ * database … set pgrst.<name>`, as on the hosted backend), asks for a config reload, and
+ * waits until `applied()` holds (the reload runs in the background).
+ */
+export async function setDbConfig(
+  f: RestFixture,
+  settings: Record<string, string | null>,
+  applied: () => Promise<boolean>,
+): Promise<void> {
+  for (const [name, value] of Object.entries(settings)) {
+    const action =
+      value === null ? `reset pgrst.${name}` : `set pgrst.${name} = '${value.replace(/'/g, "''")}'`;
+    const literal = `'alter role authenticator in database %I ${action.replace(/'/g, "''")}'`;
+    await f.server.db.exec(`do $$ begin execute format(${literal}, current_database()); end $$;`);
+  }
+  await f.server.db.exec(`notify pgrst, 'reload config'`);
+  const deadline = Date.now() + 10_000;
+  while (!(await applied())) {
+    if (Date.now() > deadline) throw new Error('the REST settings were not applied');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

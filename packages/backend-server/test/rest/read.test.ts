@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKind } from '../support/server';
-import { json, type RestFixture, startRestFixture, USER_A, USER_B } from './fixture';
+import { json, type RestFixture, setDbConfig, startRestFixture, USER_A, USER_B } from './fixture';
 
 let f: RestFixture;
 beforeAll(async () => {
@@ -211,6 +211,9 @@ describe(`select grammar (${databaseKind()})`, () => {
       details: null,
       hint: "Perhaps you meant the table 'public.countries'",
     });
+    // Only names at least 75% alike are hinted (no leaking of merely similar names).
+    res = await f.rest('/cntrs');
+    expect((await json(res)).hint).toBeNull();
     res = await f.rest('/countries?select=name,cities(name)&cities=eq.1');
     expect((await json(res)).code).toBe('PGRST120');
   });
@@ -343,15 +346,31 @@ describe(`ordering, paging and counts (${databaseKind()})`, () => {
       .order('code', { ascending: true, nullsFirst: true })
       .limit(2);
     expect(data).toEqual([{ code: null }, { code: 'CI' }]);
-    const res = await f.rest('/cities?select=name&order=countries(name).desc,name&limit=3');
+    // A related order names an embedded to-one resource (PostgREST 13).
+    const res = await f.rest(
+      '/cities?select=name,countries(name)&order=countries(name).desc,name&limit=3',
+    );
     expect((await json(res)).map((r: { name: string }) => r.name)).toEqual([
       'Tokyo',
       'Berlin',
       'Munich',
     ]);
-    const bad = await f.rest('/countries?select=name&order=cities(name)');
+    const notEmbedded = await f.rest('/cities?select=name&order=countries(name)');
+    expect(notEmbedded.status).toBe(400);
+    expect(await json(notEmbedded)).toEqual({
+      code: 'PGRST108',
+      message: "'countries' is not an embedded resource in this request",
+      details: null,
+      hint: "Verify that 'countries' is included in the 'select' query parameter.",
+    });
+    const bad = await f.rest('/countries?select=name,cities(name)&order=cities(name)');
     expect(bad.status).toBe(400);
-    expect((await json(bad)).code).toBe('PGRST118');
+    expect(await json(bad)).toEqual({
+      code: 'PGRST118',
+      message: "A related order on 'cities' is not possible",
+      details: "'countries' and 'cities' do not form a many-to-one or one-to-one relationship",
+      hint: null,
+    });
   });
 
   it('pages with range/limit/offset and the Range header; Content-Range with counts', async () => {
@@ -424,8 +443,30 @@ describe(`media types and profiles (${databaseKind()})`, () => {
     expect(data).toEqual({ name: 'Nowhere, Land' });
     const csv = await f.anon.from('countries').select('id,name').lte('id', 2).order('id').csv();
     expect(csv.data).toBe('id,name\n1,France\n2,Germany');
+    // No rows: the header comes from the first row, so there is none (as PostgREST answers).
     const empty = await f.anon.from('countries').select('id,name').eq('id', 99).csv();
-    expect(empty.data).toBe('id,name');
+    expect(empty.data).toBe('\n');
+    // Values in Postgres' record text form: quoted when they hold commas, spaces, quotes.
+    const quoted = await f.anon
+      .from('countries')
+      .select('name,info')
+      .in('id', [1, 5])
+      .order('id')
+      .csv();
+    expect(quoted.data).toBe(
+      'name,info\nFrance,"{""gdp"": 2.9, ""continent"": ""Europe"", ""languages"": [""fr""]}"\n"Nowhere, Land",',
+    );
+    // Plans are off by default, as on the hosted backend; the in-database setting turns
+    // them on.
+    const accept = { accept: 'application/vnd.pgrst.plan+json; for="application/json"' };
+    const off = await f.rest('/countries', { headers: accept });
+    expect(off.status).toBe(406);
+    expect((await json(off)).code).toBe('PGRST107');
+    await setDbConfig(
+      f,
+      { db_plan_enabled: 'true' },
+      async () => (await f.rest('/countries', { headers: accept })).status === 200,
+    );
     const plan = await f.anon.from('countries').select('*').explain({ format: 'json' });
     expect(plan.error).toBeNull();
     expect(JSON.stringify(plan.data)).toContain('Plan');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKind } from '../support/server';
-import { json, type RestFixture, startRestFixture, USER_A } from './fixture';
+import { json, type RestFixture, setDbConfig, startRestFixture, USER_A } from './fixture';
 
 let f: RestFixture;
 beforeAll(async () => {
@@ -259,17 +259,32 @@ describe(`updates and deletes (${databaseKind()})`, () => {
     ]);
   });
 
-  it('honours tx=rollback', async () => {
-    const name = unique('rb');
-    const res = await f.rest('/items?select=name', {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        prefer: 'return=representation, tx=rollback',
-        apikey: f.server.serviceRoleKey,
-      },
-      body: JSON.stringify({ name }),
+  it('honours tx=rollback where db-tx-end allows it (ignored by default)', async () => {
+    const post = (name: string) =>
+      f.rest('/items?select=name', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          prefer: 'return=representation, tx=rollback',
+          apikey: f.server.serviceRoleKey,
+        },
+        body: JSON.stringify({ name }),
+      });
+    // The hosted default (db-tx-end = commit): the preference is not applied.
+    const kept = unique('kept');
+    const committed = await post(kept);
+    expect(committed.status).toBe(201);
+    expect(committed.headers.get('preference-applied')).toBe('return=representation');
+    expect((await f.service.from('items').select('name').eq('name', kept)).data).toEqual([
+      { name: kept },
+    ]);
+    await setDbConfig(f, { db_tx_end: 'commit-allow-override' }, async () => {
+      const probe = unique('probe');
+      await post(probe);
+      return (await f.service.from('items').select('id').eq('name', probe)).data?.length === 0;
     });
+    const name = unique('rb');
+    const res = await post(name);
     expect(res.status).toBe(201);
     expect(res.headers.get('preference-applied')).toContain('tx=rollback');
     expect(await json(res)).toEqual([{ name }]);

@@ -1,7 +1,6 @@
 import type { Context, Hono } from 'hono';
 import type { AppEnv } from '../../service';
 import type { AuthContext } from '../context';
-import { badRequest } from '../errors';
 
 const PROVIDERS = [
   'apple',
@@ -66,10 +65,7 @@ function openIdConfiguration(issuer: string) {
   };
 }
 
-/**
- * GET /health, /settings, the JWKS and discovery documents under /.well-known;
- * /authorize and /callback (no providers).
- */
+/** GET /health, /settings, the JWKS and the OpenID discovery document under /.well-known. */
 export function publicRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
   routes.get('/health', (c) =>
     c.json({
@@ -82,7 +78,9 @@ export function publicRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
     c.json({
       external: {
         anonymous_users: ctx.anonymousUsers,
-        ...Object.fromEntries(PROVIDERS.map((p) => [p, false])),
+        ...Object.fromEntries(
+          PROVIDERS.map((p) => [p, ctx.config.auth.external.providers.get(p)?.enabled === true]),
+        ),
         email: true,
         phone: ctx.config.auth.sms.enabled,
       },
@@ -106,12 +104,4 @@ export function publicRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
     return c.json(openIdConfiguration(ctx.issuer));
   };
   routes.get('/.well-known/openid-configuration', discovery);
-  routes.get('/.well-known/oauth-authorization-server', discovery);
-  // No external OAuth provider is enabled on this server: the hosted answers for that case.
-  routes.get('/authorize', () => {
-    throw badRequest('validation_failed', 'Unsupported provider: provider is not enabled');
-  });
-  routes.on(['GET', 'POST'], '/callback', () => {
-    throw badRequest('bad_oauth_callback', 'OAuth state parameter missing');
-  });
 }

@@ -8,6 +8,8 @@ import { badRequest, notFound, unprocessable } from '../errors';
 import { checkPassword } from '../passwords';
 import { type AuthMethod, refreshGrant, startSession } from '../sessions';
 import { findUserByEmail, findUserByPhone } from '../users';
+import { web3Disabled } from './disabled';
+import { idTokenGrant } from './id-token';
 import { clientIp, userAgent } from './util';
 
 const INVALID_LOGIN = 'Invalid login credentials';
@@ -52,6 +54,8 @@ interface FlowRow {
   code_challenge: string;
   code_challenge_method: string;
   authentication_method: string;
+  provider_access_token: string | null;
+  provider_refresh_token: string | null;
   expired: boolean;
 }
 
@@ -67,7 +71,7 @@ async function pkceGrant(c: Context<AppEnv>, ctx: AuthContext) {
   return ctx.db.transaction(async (tx) => {
     const { rows } = await tx.query<FlowRow>(
       `select id, user_id, code_challenge, code_challenge_method::text as code_challenge_method,
-              authentication_method,
+              authentication_method, provider_access_token, provider_refresh_token,
               coalesce(auth_code_issued_at, created_at) + make_interval(secs => $2) < now() as expired
        from auth.flow_state where auth_code = $1 for update`,
       [body.auth_code, FLOW_STATE_EXPIRY],
@@ -87,13 +91,26 @@ async function pkceGrant(c: Context<AppEnv>, ctx: AuthContext) {
       );
     }
     await tx.query('delete from auth.flow_state where id = $1', [flow.id]);
-    return startSession(tx, ctx, flow.user_id, flow.authentication_method as AuthMethod, {
-      userAgent: userAgent(c),
-    });
+    const session = await startSession(
+      tx,
+      ctx,
+      flow.user_id,
+      flow.authentication_method as AuthMethod,
+      { userAgent: userAgent(c) },
+    );
+    // OAuth flows hand over the provider's tokens too (left out when empty, as GoTrue).
+    if (flow.authentication_method !== 'oauth') return session;
+    return {
+      ...session,
+      ...(flow.provider_access_token ? { provider_token: flow.provider_access_token } : {}),
+      ...(flow.provider_refresh_token
+        ? { provider_refresh_token: flow.provider_refresh_token }
+        : {}),
+    };
   });
 }
 
-/** POST /token?grant_type=password|refresh_token|pkce. */
+/** POST /token?grant_type=password|refresh_token|pkce|id_token (web3: disabled). */
 export function tokenRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
   routes.post('/token', async (c) => {
     const grant = c.req.query('grant_type') ?? '';
@@ -107,6 +124,10 @@ export function tokenRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
       }
       case 'pkce':
         return c.json(await pkceGrant(c, ctx));
+      case 'id_token':
+        return c.json(await idTokenGrant(c, ctx));
+      case 'web3':
+        throw web3Disabled();
       default:
         throw badRequest('invalid_credentials', 'unsupported_grant_type');
     }

@@ -10,9 +10,11 @@ import {
   type Runtime,
   rangeError,
   requestContext,
+  rollsBack,
   runInTransaction,
   timezoneStatements,
 } from '../context';
+import { RestError } from '../errors';
 import type { ParsedQuery } from '../parse/ast';
 import { parseQuery } from '../parse/query';
 import type { SchemaCache, Table } from '../schema/types';
@@ -41,6 +43,10 @@ export interface ReadPlan {
   parsed: ParsedQuery;
   source: LevelSource;
   ctes: string[];
+  /** Rows of a function returning one composite: `null` for no row, never PGRST116. */
+  singleRow?: boolean;
+  /** `Prefer: handling=strict, max-affected=n` of an rpc: PGRST124 beyond n rows. */
+  maxAffected?: number | null;
 }
 
 /** Builds the read statement (and the count-less one for planned counts). */
@@ -48,15 +54,28 @@ export function readStatement(
   rt: Runtime,
   req: RestRequest,
   plan: ReadPlan,
-): { main: Statement; countless: string; offset: number; columns: string[] } {
+): {
+  main: Statement;
+  countless: string;
+  offset: number;
+  columns: string[];
+  maxAffected: number | null;
+} {
   const { ctx, parsed, source } = plan;
   const level = buildLevel(ctx, source, parsed.select ?? [{ kind: 'star' }], '');
   checkLevelsUsed(ctx);
-  const { offset, limit } = pageOf(req, parsed.levels.get(''), rt.config.rest.maxRows);
+  const { offset, limit } = pageOf(req, parsed.levels.get(''), rt.settings().maxRows);
   const rows = renderLevel(source.from, level, limit, offset);
   const wantsExact = req.prefs.count === 'exact' || req.prefs.count === 'estimated';
   const count = wantsExact ? renderCount(source.from, level) : null;
-  const shape = req.media.kind === 'object' ? 'object' : 'array';
+  const shape =
+    req.media.kind === 'csv'
+      ? 'csv'
+      : req.media.kind === 'object'
+        ? 'object'
+        : plan.singleRow
+          ? 'single'
+          : 'array';
   const stripNulls =
     (req.media.kind === 'json' || req.media.kind === 'object') && req.media.stripNulls;
   const sql = wrapStatement({ ctes: plan.ctes, rows, count, shape, stripNulls });
@@ -66,6 +85,7 @@ export function readStatement(
     countless: `${with_}${renderLevel(source.from, level, null, null)}`,
     columns: level.outputs,
     offset,
+    maxAffected: plan.maxAffected ?? null,
   };
 }
 
@@ -91,14 +111,27 @@ function oneRoundTrip(req: RestRequest, readOnly: boolean): boolean {
 async function readOnce(rt: Runtime, req: RestRequest, st: Statement): Promise<Outcome> {
   const results = await readAsRequest(
     rt.db,
-    requestContext(req),
+    requestContext(rt, req),
     [...timezoneStatements(req), { text: st.sql, params: st.params }],
-    { rollback: req.prefs.tx === 'rollback' },
+    { rollback: rollsBack(rt, req) },
   );
   return outcomeOf(results[results.length - 1]?.rows[0]);
 }
 
 type BuiltRead = ReturnType<typeof readStatement>;
+
+/** PGRST124 when more rows than `Prefer: max-affected` allows came back. */
+export function checkMaxAffected(max: number | null, outcome: Outcome): void {
+  if (max !== null && outcome.pageTotal > max) {
+    throw new RestError(
+      400,
+      'PGRST124',
+      'Query result exceeds max-affected preference constraint',
+      `The query affects ${outcome.pageTotal} rows`,
+      null,
+    );
+  }
+}
 
 /** Runs a read plan and answers with the rows, Content-Range and the 200/206/416 status. */
 export function runRead(
@@ -128,11 +161,13 @@ async function runBuilt(
         }
         const out = await runStatement(tx, st.main);
         if (req.prefs.count === 'planned') out.total = planned;
-        if (req.prefs.count === 'estimated' && planned !== null && planned > rt.config.rest.maxRows)
+        if (req.prefs.count === 'estimated' && planned !== null && planned > rt.settings().maxRows)
           out.total = Math.max(planned, out.total ?? 0);
         checkSingular(req, out);
+        checkMaxAffected(st.maxAffected, out);
         return out;
       });
+  if (oneRoundTrip(req, readOnly)) checkMaxAffected(st.maxAffected, outcome);
   const headers = baseHeaders(rt, req);
   for (const [k, v] of Object.entries(extraHeaders)) headers.set(k, v);
   headers.set('content-range', contentRange(st.offset, outcome.pageTotal, outcome.total));
@@ -171,7 +206,7 @@ function buildTableRead(rt: Runtime, req: RestRequest, table: Table): BuiltRead 
   const hit = byKey?.get(key);
   if (hit) return hit;
   const parsed = parseQuery(req.pairs);
-  const ctx = buildContext(rt, parsed);
+  const ctx = buildContext(rt, req, parsed);
   const st = readStatement(rt, req, { ctx, parsed, source: sourceFor(ctx, table), ctes: [] });
   if (!byKey || byKey.size >= BUILT_MAX) {
     byKey = new Map();

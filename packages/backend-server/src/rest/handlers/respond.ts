@@ -8,7 +8,6 @@ import {
   runInTransaction,
 } from '../context';
 import { RestError } from '../errors';
-import { toCsv } from '../http/media';
 
 /** A built statement, ready to run. */
 export interface Statement {
@@ -56,12 +55,8 @@ export async function runStatement(tx: Transaction, st: Statement): Promise<Outc
   return outcomeOf(rows[0]);
 }
 
-/** Body text in the negotiated format (CSV is converted from the JSON rows). */
-export function bodyText(req: RestRequest, outcome: Outcome, columns: string[] = []): string {
-  if (req.media.kind === 'csv') {
-    const rows = JSON.parse(outcome.body || '[]') as Record<string, unknown>[];
-    return toCsv(Array.isArray(rows) ? rows : [rows], columns);
-  }
+/** Body text in the negotiated format (built by the statement, CSV included). */
+export function bodyText(_req: RestRequest, outcome: Outcome, _columns: string[] = []): string {
   return outcome.body;
 }
 
@@ -86,6 +81,13 @@ export async function explain(
     readOnly,
     async (tx) => (await tx.query(`EXPLAIN (${opts.join(', ')}) ${st.sql}`, st.params)).rows,
     true,
+    // Query identifiers, as on the hosted database (pg_stat_statements computes them there).
+    [
+      {
+        text: `select case when current_setting('is_superuser') = 'on' then set_config('compute_query_id', 'on', true) end`,
+        params: [],
+      },
+    ],
   );
   const values = rows.map((r) => Object.values(r)[0]);
   const body =

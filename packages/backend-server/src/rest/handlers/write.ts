@@ -14,7 +14,7 @@ import { emptyLevel, type ParsedQuery } from '../parse/ast';
 import { parseQuery } from '../parse/query';
 import type { Table } from '../schema/types';
 import { ident, qname } from '../sql/params';
-import { type BuildContext, buildLevel, renderLevel } from '../sql/read';
+import { type BuildContext, buildLevel, cteSource, renderLevel } from '../sql/read';
 import { wrapStatement } from '../sql/statement';
 import { limitedWhere, rootWhere } from '../sql/where';
 import { baseHeaders, bodyText, checkSingular, explain, finish, type Statement } from './respond';
@@ -58,14 +58,7 @@ function wrapMutation(
   const cte = `pgrst_source AS (${m.statement} RETURNING ${returning})`;
   // The returned rows are read without the root filters (they selected the target rows).
   parsed.levels.set('', emptyLevel());
-  const alias = ident(`pgrst_${++ctx.counter}`);
-  const source = {
-    from: `pgrst_source AS ${alias}`,
-    alias,
-    name: table.name,
-    table,
-    columns: table.columns,
-  };
+  const source = cteSource(table.name, table, table.columns);
   const items =
     ret === 'headers-only'
       ? table.primaryKey.map((name) => ({
@@ -86,7 +79,7 @@ function wrapMutation(
     ctes: [cte],
     rows: renderLevel(source.from, level, null, null),
     count: null,
-    shape: req.media.kind === 'object' ? 'object' : 'array',
+    shape: req.media.kind === 'csv' ? 'csv' : req.media.kind === 'object' ? 'object' : 'array',
     stripNulls: (req.media.kind === 'json' || req.media.kind === 'object') && req.media.stripNulls,
     extra,
   });
@@ -133,11 +126,9 @@ function applied(req: RestRequest, extra: string[] = []): string {
   if (p.return) list.push(`return=${p.return}`);
   if (p.count) list.push(`count=${p.count}`);
   if (p.tx) list.push(`tx=${p.tx}`);
+  if (p.handling) list.push(`handling=${p.handling}`);
   if (p.timezone) list.push(`timezone=${p.timezone}`);
-  if (p.handling === 'strict') {
-    list.push('handling=strict');
-    if (p.maxAffected !== null) list.push(`max-affected=${p.maxAffected}`);
-  }
+  if (p.handling === 'strict' && p.maxAffected !== null) list.push(`max-affected=${p.maxAffected}`);
   return list.join(', ');
 }
 
@@ -156,20 +147,22 @@ function insertSql(
   const target = ident('pgrst_target');
   const into = `INSERT INTO ${qname(table.schema, table.name)} AS ${target}`;
   const rowType = `NULL::${qname(table.schema, table.name)}`;
+  const sqlLiteral = (text: string) => `'${text.replace(/'/g, "''")}'`;
   const cols = columns.map(ident).join(', ');
   let statement: string;
   if (columns.length === 0) {
     statement = `${into} SELECT FROM json_array_elements(${ctx.params.add(JSON.stringify(rows))}::text::json)`;
   } else if (req.prefs.missing === 'default') {
-    const values = rows.map((row) => {
-      const p = ctx.params.add(JSON.stringify(row));
-      return `(${columns
-        .map((c) =>
-          c in row ? `(json_populate_record(${rowType}, ${p}::text::json)).${ident(c)}` : 'DEFAULT',
-        )
-        .join(', ')})`;
+    // As the hosted service does it: every row starts from the defaults of the payload's
+    // columns (each default evaluated per row, so sequences advance for every row), and
+    // its own values replace them.
+    const defaults = columns.flatMap((c) => {
+      const d = table.columnMap.get(c)?.default;
+      return d ? [`${sqlLiteral(c)}, ${d}`] : [];
     });
-    statement = `${into} (${cols}) VALUES ${values.join(', ')}`;
+    const defs = columns.map((c) => `${ident(c)} ${table.columnMap.get(c)?.type ?? 'text'}`);
+    const p = ctx.params.add(JSON.stringify(rows));
+    statement = `${into} (${cols}) SELECT ${cols} FROM jsonb_to_recordset((SELECT jsonb_agg(jsonb_build_object(${defaults.join(', ')}) || pgrst_elem) FROM jsonb_array_elements(${p}::text::jsonb) AS pgrst_elem)) AS pgrst_body(${defs.join(', ')})`;
   } else {
     const p = ctx.params.add(JSON.stringify(rows));
     statement = `${into} (${cols}) SELECT ${cols} FROM json_populate_recordset(${rowType}, ${p}::text::json)`;
@@ -203,7 +196,7 @@ function pkLocation(table: Table, body: string): string | null {
 /** POST (insert / upsert) and PUT (single-row upsert). */
 export async function insert(rt: Runtime, req: RestRequest, table: Table): Promise<Response> {
   const parsed = parseQuery(req.pairs);
-  const ctx = buildContext(rt, parsed);
+  const ctx = buildContext(rt, req, parsed);
   const body = parsePayload(req.contentType, req.bodyText);
   const { rows, columns } = payloadRows(body, parsed.columns);
   checkColumns(table, columns);
@@ -302,7 +295,7 @@ export async function updateOrDelete(
   table: Table,
 ): Promise<Response> {
   const parsed = parseQuery(req.pairs);
-  const ctx = buildContext(rt, parsed);
+  const ctx = buildContext(rt, req, parsed);
   const target = ident('pgrst_target');
   const name = qname(table.schema, table.name);
   const where =

@@ -37,8 +37,11 @@ function parseAccept(header: string): Range[] {
   return out;
 }
 
-/** Picks the first supported media type of `Accept` (PGRST107 when none is). */
-export function negotiate(accept: string | null, root: boolean): MediaType {
+/**
+ * Picks the first supported media type of `Accept` (PGRST107 when none is). Plans
+ * (`application/vnd.pgrst.plan…`) only when `planEnabled` (db-plan-enabled).
+ */
+export function negotiate(accept: string | null, root: boolean, planEnabled = false): MediaType {
   if (!accept?.trim()) return root ? { kind: 'openapi' } : { kind: 'json', stripNulls: false };
   for (const r of parseAccept(accept)) {
     const strip = r.params.get('nulls') === 'stripped';
@@ -62,11 +65,12 @@ export function negotiate(accept: string | null, root: boolean): MediaType {
       case 'application/vnd.pgrst.plan':
       case 'application/vnd.pgrst.plan+json':
       case 'application/vnd.pgrst.plan+text': {
+        if (!planEnabled) break;
         const format = r.type.endsWith('+text') ? 'text' : 'json';
         const options = (r.params.get('options') ?? '')
           .split('|')
           .map((o) => o.trim())
-          .filter((o) => ['analyze', 'verbose', 'settings', 'buffers', 'wal'].includes(o));
+          .filter((o) => PLAN_OPTIONS.includes(o));
         return { kind: 'plan', format, for: r.params.get('for') ?? 'application/json', options };
       }
     }
@@ -74,20 +78,36 @@ export function negotiate(accept: string | null, root: boolean): MediaType {
   throw new RestError(
     406,
     'PGRST107',
-    `None of these media types are available: ${accept}`,
+    `None of these media types are available: ${parseAccept(accept).map(mime).join(', ')}`,
     null,
     null,
   );
 }
 
-/** Turns a JSON array of flat objects into CSV text (header row first, also when empty). */
-export function toCsv(rows: Record<string, unknown>[], columns: string[] = []): string {
-  const keys = rows[0] ? Object.keys(rows[0]) : columns;
-  if (keys.length === 0) return '';
-  const cell = (v: unknown) => {
-    if (v === null || v === undefined) return '';
-    const s = typeof v === 'object' ? JSON.stringify(v) : String(v);
-    return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-  };
-  return [keys.join(','), ...rows.map((r) => keys.map((k) => cell(r[k])).join(','))].join('\n');
+const PLAN_OPTIONS = ['analyze', 'verbose', 'settings', 'buffers', 'wal'];
+
+/** A media type written back the way PostgREST writes it in its errors. */
+function mime(r: Range): string {
+  const stripped = r.params.get('nulls') === 'stripped' ? ';nulls=stripped' : '';
+  switch (r.type) {
+    case 'application/vnd.pgrst.object':
+    case 'application/vnd.pgrst.object+json':
+      return `application/vnd.pgrst.object+json${stripped}`;
+    case 'application/vnd.pgrst.array':
+    case 'application/vnd.pgrst.array+json':
+      return stripped ? `application/vnd.pgrst.array+json${stripped}` : 'application/json';
+    case 'application/vnd.pgrst.plan':
+    case 'application/vnd.pgrst.plan+json':
+    case 'application/vnd.pgrst.plan+text': {
+      const format = r.type.endsWith('+text') ? 'text' : 'json';
+      const options = (r.params.get('options') ?? '')
+        .split('|')
+        .map((o) => o.trim())
+        .filter((o) => PLAN_OPTIONS.includes(o));
+      const of = r.params.get('for') ?? 'application/json';
+      return `application/vnd.pgrst.plan+${format}; for="${of}"${options.length ? `; options=${options.join('|')}` : ''}`;
+    }
+    default:
+      return r.type;
+  }
 }

@@ -221,8 +221,13 @@ describe('query string', () => {
   });
 
   it('keeps rpc arguments apart and rejects bad paging', () => {
-    const parsed = parseQuery(queryPairs('a=1&b=eq.2'), (k) => k === 'a');
-    expect(parsed.rawArgs).toEqual([['a', '1']]);
+    const parsed = parseQuery(queryPairs('a=1&b=eq.2&c=eq'), true);
+    expect(parsed.rawArgs).toEqual([
+      ['a', '1'],
+      ['c', 'eq'],
+    ]);
+    expect(parsed.levels.get('')?.filters.map((f) => f.field.name)).toEqual(['b']);
+    fails(() => parseQuery(queryPairs('a=1')), 'PGRST100');
     fails(() => parseQuery(queryPairs('limit=abc')), 'PGRST100');
     fails(() => parseQuery(queryPairs('limit=-1')), 'PGRST103');
     fails(() => queryPairs('a=%E0%A4%A'), 'PGRST100');

@@ -1,5 +1,12 @@
 import { parseError, RestError } from '../errors';
-import { emptyLevel, type Field, type Level, type OrderTerm, type ParsedQuery } from './ast';
+import {
+  emptyLevel,
+  type Field,
+  type Filter,
+  type Level,
+  type OrderTerm,
+  type ParsedQuery,
+} from './ast';
 import { Cursor } from './cursor';
 import { parseFilter, parseLogic, splitList } from './filter';
 import { parseSelect } from './select';
@@ -83,13 +90,10 @@ function filterKey(key: string): { path: string; field: Field } {
 }
 
 /**
- * Parses a query string into the request AST. `isArg(key)` tells which bare keys are
- * rpc arguments (GET/HEAD rpc).
+ * Parses a query string into the request AST. For a GET/HEAD rpc (`rpcRead`), a parameter
+ * whose value has no operator is a function argument (`?name=Ann`), as PostgREST reads it.
  */
-export function parseQuery(
-  pairs: [string, string][],
-  isArg: (key: string) => boolean = () => false,
-): ParsedQuery {
+export function parseQuery(pairs: [string, string][], rpcRead = false): ParsedQuery {
   const parsed: ParsedQuery = {
     select: null,
     columns: null,
@@ -118,10 +122,6 @@ export function parseQuery(
       parsed.onConflict = parseColumns(value);
       continue;
     }
-    if (isArg(key)) {
-      parsed.rawArgs.push([key, value]);
-      continue;
-    }
     const segments = key.split('.');
     const last = segments[segments.length - 1] as string;
     const prefix = (n: number) => segments.slice(0, segments.length - n).join('.');
@@ -135,7 +135,15 @@ export function parseQuery(
       level(prefix(negate ? 2 : 1)).logic.push(parseLogic(last, negate, value));
     } else {
       const { path, field } = filterKey(key);
-      level(path).filters.push(parseFilter(field, value));
+      let filter: Filter;
+      try {
+        filter = parseFilter(field, value);
+      } catch (error) {
+        if (!rpcRead || !(error instanceof RestError) || error.code !== 'PGRST100') throw error;
+        parsed.rawArgs.push([field.name, value]);
+        continue;
+      }
+      level(path).filters.push(filter);
     }
   }
   return parsed;

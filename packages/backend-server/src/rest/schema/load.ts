@@ -1,7 +1,8 @@
-import type { Queryable } from '../../db/index';
+import type { Database, Queryable } from '../../db/index';
 import type {
   Column,
   CompositeType,
+  ComputedFunction,
   DbFunction,
   EnumType,
   ForeignKey,
@@ -17,7 +18,7 @@ select n.nspname as schema, c.relname as name, c.relkind as kind,
   (c.relkind in ('r','p') or (c.relkind in ('v','f') and (pg_relation_is_updatable(c.oid::regclass, true) & 4) = 4)) as updatable,
   (c.relkind in ('r','p') or (c.relkind in ('v','f') and (pg_relation_is_updatable(c.oid::regclass, true) & 16) = 16)) as deletable
 from pg_class c join pg_namespace n on n.oid = c.relnamespace
-where c.relkind in ('r','v','m','f','p') and n.nspname = any($1::text[])
+where c.relkind in ('r','v','m','f','p') and n.nspname = any($1::text[]) and not c.relispartition
 order by 1, 2`;
 
 const COLUMNS = `
@@ -25,7 +26,12 @@ select n.nspname as schema, c.relname as table, a.attname as name,
   format_type(a.atttypid, a.atttypmod) as type, format_type(a.atttypid, null) as base_type,
   t.typname as udt, t.typtype as typtype,
   t.typcategory as category, not a.attnotnull as nullable,
-  pg_get_expr(d.adbin, d.adrelid) as "default", a.attidentity as identity,
+  case
+    when t.typbasetype <> 0 and d.adbin is null then pg_get_expr(t.typdefaultbin, 0)
+    when a.attidentity = 'd' then format('nextval(%L)', pg_get_serial_sequence(format('%I.%I', n.nspname, c.relname), a.attname))
+    when a.attgenerated = 's' then null
+    else pg_get_expr(d.adbin, d.adrelid)
+  end as "default", a.attidentity as identity,
   a.attgenerated as generated, col_description(c.oid, a.attnum) as description,
   case when t.typtype = 'e' then (select json_agg(e.enumlabel order by e.enumsortorder)
     from pg_enum e where e.enumtypid = t.oid) end as enum_values
@@ -50,7 +56,7 @@ join pg_class c on c.oid = con.conrelid
 join pg_namespace n on n.oid = c.relnamespace
 left join pg_class fc on fc.oid = con.confrelid
 left join pg_namespace fn on fn.oid = fc.relnamespace
-where con.contype in ('p','u','f') and n.nspname = any($1::text[])
+where con.contype in ('p','u','f') and n.nspname = any($1::text[]) and con.conparentid = 0
 order by con.conname`;
 
 const FUNCTIONS = `
@@ -61,14 +67,32 @@ select n.nspname as schema, p.proname as name, p.provolatile as volatility, p.pr
      from unnest(coalesce(p.proallargtypes, p.proargtypes::oid[])) with ordinality u(t, o)) as arg_types,
   format_type(p.prorettype, null) as return_type, rt.typtype as return_typtype,
   rn.nspname as return_table_schema, rc.relname as return_table,
-  obj_description(p.oid, 'pg_proc') as description
+  obj_description(p.oid, 'pg_proc') as description,
+  p.prorettype = 'pg_catalog.trigger'::pg_catalog.regtype as is_trigger
 from pg_proc p
 join pg_namespace n on n.oid = p.pronamespace
 join pg_type rt on rt.oid = p.prorettype
 left join pg_class rc on rc.oid = rt.typrelid and rc.relkind in ('r','v','m','f','p')
 left join pg_namespace rn on rn.oid = rc.relnamespace
 where n.nspname = any($1::text[]) and p.prokind = 'f'
-order by 1, 2`;
+order by 1, 2, p.oid`;
+
+// Functions of one parameter of a table's row type: computed fields and relationships.
+const COMPUTED = `
+select n.nspname as schema, p.proname as name, an.nspname as arg_schema, ac.relname as arg_table,
+  format_type(p.prorettype, null) as return_type, rn.nspname as return_schema,
+  rc.relname as return_table, p.proretset as retset, p.prorows as rows
+from pg_proc p
+join pg_namespace n on n.oid = p.pronamespace
+join pg_type at on at.oid = p.proargtypes[0]
+join pg_class ac on ac.oid = at.typrelid and ac.relkind in ('r','v','m','f','p')
+join pg_namespace an on an.oid = ac.relnamespace
+join pg_type rt on rt.oid = p.prorettype
+left join pg_class rc on rc.oid = rt.typrelid and rc.relkind in ('r','v','m','f','p')
+left join pg_namespace rn on rn.oid = rc.relnamespace
+where p.pronargs = 1 and p.prokind = 'f' and an.nspname = any($1::text[])
+  and n.nspname not in ('pg_catalog', 'information_schema')
+order by 1, 2, p.oid`;
 
 const ENUMS = `
 select n.nspname as schema, t.typname as name,
@@ -132,6 +156,13 @@ function addViewKeys(rows: R[], tables: Map<string, Table>, foreignKeys: Foreign
 }
 const str = (v: unknown) => (v === null || v === undefined ? null : String(v));
 
+/** Types whose values PostgREST casts to the unbounded form (any length is accepted). */
+const castTypeOf = (type: string) =>
+  type.replace(/^(bit|character)(\[\])?$/, (_, base: string, arr = '') => `${base} varying${arr}`);
+
+/** The single unnamed parameter types a function may have and still be called. */
+const UNNAMED_OK = new Set(['bytea', 'json', 'jsonb', 'text', 'xml']);
+
 function toFunction(r: R): DbFunction {
   const names = (r.arg_names as string[] | null) ?? [];
   const modes = (r.arg_modes as string[] | null) ?? null;
@@ -142,7 +173,13 @@ function toFunction(r: R): DbFunction {
     const mode = modes?.[i] ?? 'i';
     const name = names[i] ?? '';
     if (mode === 'i' || mode === 'b' || mode === 'v')
-      inputs.push({ name, type, hasDefault: false, variadic: mode === 'v' });
+      inputs.push({
+        name,
+        type,
+        castType: castTypeOf(type),
+        hasDefault: false,
+        variadic: mode === 'v',
+      });
     if (mode === 'o' || mode === 'b' || mode === 't')
       outColumns.push({ name, type, baseType: type });
   });
@@ -151,6 +188,10 @@ function toFunction(r: R): DbFunction {
     const arg = inputs[i];
     if (arg) arg.hasDefault = true;
   }
+  const unnamed = inputs.filter((a) => a.name === '');
+  const callable =
+    r.is_trigger !== true &&
+    (unnamed.length === 0 || (unnamed.length === 1 && UNNAMED_OK.has(unnamed[0]?.type ?? '')));
   return {
     schema: String(r.schema),
     name: String(r.name),
@@ -164,11 +205,26 @@ function toFunction(r: R): DbFunction {
     retset: r.retset === true,
     volatility: String(r.volatility) as DbFunction['volatility'],
     description: str(r.description),
+    callable,
   };
 }
 
-/** Reads tables, views, columns, keys, functions, enums and composite types from pg_catalog. */
-export async function loadSchemaCache(db: Queryable, schemas: string[]): Promise<SchemaCache> {
+/**
+ * Reads tables, views, columns, keys, functions, enums and composite types from pg_catalog,
+ * with an empty search_path, as PostgREST does: type names and defaults come out qualified
+ * (`public.user_status`, `nextval('public.t_id_seq'::regclass)`) unless in pg_catalog.
+ */
+export function loadSchemaCache(db: Database, schemas: string[]): Promise<SchemaCache> {
+  return db.transaction(
+    async (tx) => {
+      await tx.query(`select pg_catalog.set_config('search_path', '', true)`);
+      return readCatalog(tx, schemas);
+    },
+    { readOnly: true },
+  );
+}
+
+async function readCatalog(db: Queryable, schemas: string[]): Promise<SchemaCache> {
   const p = [schemas];
   const tablesQ = await db.query(TABLES, p);
   const columnsQ = await db.query(COLUMNS, p);
@@ -176,6 +232,7 @@ export async function loadSchemaCache(db: Queryable, schemas: string[]): Promise
   const funcsQ = await db.query(FUNCTIONS, p);
   const enumsQ = await db.query(ENUMS, p);
   const compQ = await db.query(COMPOSITES, p);
+  const computedQ = await db.query(COMPUTED, p);
   const tables = new Map<string, Table>();
   for (const r of tablesQ.rows) {
     tables.set(qualified(String(r.schema), String(r.name)), {
@@ -247,5 +304,17 @@ export async function loadSchemaCache(db: Queryable, schemas: string[]): Promise
     name: String(r.name),
     attributes: r.attributes as { name: string; type: string }[],
   }));
-  return { schemas, tables, foreignKeys, functions, enums, composites };
+  const computed: ComputedFunction[] = computedQ.rows.map((r) => ({
+    schema: String(r.schema),
+    name: String(r.name),
+    argSchema: String(r.arg_schema),
+    argTable: String(r.arg_table),
+    returnType: String(r.return_type),
+    returnTable: r.return_table
+      ? { schema: String(r.return_schema), name: String(r.return_table) }
+      : null,
+    retset: r.retset === true,
+    rows: Number(r.rows),
+  }));
+  return { schemas, tables, foreignKeys, functions, computed, enums, composites };
 }

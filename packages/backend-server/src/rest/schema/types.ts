@@ -49,8 +49,12 @@ export interface ForeignKey {
 }
 
 export interface FunctionArg {
+  /** '' for an unnamed parameter. */
   name: string;
+  /** The type as PostgREST names it (`integer`, `text`, `public.users`). */
   type: string;
+  /** The type values are cast to (`character` and `bit` widened to their varying forms). */
+  castType: string;
   hasDefault: boolean;
   variadic: boolean;
 }
@@ -69,6 +73,29 @@ export interface DbFunction {
   retset: boolean;
   volatility: 'i' | 's' | 'v';
   description: string | null;
+  /**
+   * Callable through /rpc: every parameter named, or a single unnamed one of type json,
+   * jsonb, text, xml or bytea (others are left out of PostgREST's schema cache).
+   */
+  callable: boolean;
+}
+
+/**
+ * A function of exactly one parameter whose type is a table's row type: a computed field
+ * (`select=fn` on that table) and, when it returns rows of a table, a computed relationship.
+ */
+export interface ComputedFunction {
+  schema: string;
+  name: string;
+  argSchema: string;
+  argTable: string;
+  /** `format_type` of the result. */
+  returnType: string;
+  /** The table whose rows it returns, if any. */
+  returnTable: { schema: string; name: string } | null;
+  retset: boolean;
+  /** The planner's row estimate (`ROWS n`). */
+  rows: number;
 }
 
 export interface EnumType {
@@ -88,6 +115,7 @@ export interface SchemaCache {
   tables: Map<string, Table>;
   foreignKeys: ForeignKey[];
   functions: Map<string, DbFunction[]>;
+  computed: ComputedFunction[];
   enums: EnumType[];
   composites: CompositeType[];
 }

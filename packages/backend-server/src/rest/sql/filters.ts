@@ -11,6 +11,8 @@ export interface Scope {
   columns: Map<string, { type: string; baseType: string }>;
   /** Embeds at this level by name and alias → their SQL "found" expression. */
   embeds: Map<string, { found: string }>;
+  /** Computed fields: functions of the row, by name → their call and result type. */
+  computed?: Map<string, { sql: string; type: string }>;
 }
 
 const SQL_OPS: Record<string, string> = {
@@ -46,18 +48,30 @@ const FTS_FUNCTIONS: Record<string, string> = {
 export const unknownColumn = (table: string, column: string) =>
   new RestError(400, '42703', `column ${table}.${column} does not exist`, null, null);
 
-/** `"alias"."col"->'a'->>'b'` after checking the column exists. */
+/**
+ * `"alias"."col"->'a'->>'b'` after checking the column exists; a computed field is its
+ * function called with the row (PostgREST leaves that to Postgres' `row.fn` notation).
+ */
 export function fieldSql(scope: Scope, field: Field): string {
-  if (!scope.columns.has(field.name)) throw unknownColumn(scope.name, field.name);
-  let sql = `${scope.alias}.${ident(field.name)}`;
+  let sql: string;
+  if (scope.columns.has(field.name)) sql = `${scope.alias}.${ident(field.name)}`;
+  else {
+    const computed = scope.computed?.get(field.name);
+    if (!computed) throw unknownColumn(scope.name, field.name);
+    sql = field.path.length ? `(${computed.sql})` : computed.sql;
+  }
   for (const step of field.path) sql += `${step.arrow}${jsonKey(step.key)}`;
   return sql;
 }
 
 /** The type a field's values have: the column's, or text/json(b) after a JSON path. */
 export function fieldType(scope: Scope, field: Field): string {
-  const column = scope.columns.get(field.name);
-  const base = column?.baseType ?? 'text';
+  const column = scope.columns.get(field.name) ?? scope.computed?.get(field.name);
+  const base = column
+    ? 'baseType' in column
+      ? column.baseType
+      : column.type.replace(/\(.*\)$/, '')
+    : 'text';
   const last = field.path[field.path.length - 1];
   if (!last) return base;
   if (last.arrow === '->>') return 'text';

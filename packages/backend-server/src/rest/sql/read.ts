@@ -1,9 +1,9 @@
 import { RestError } from '../errors';
 import type { Level, OrderTerm, SelectItem } from '../parse/ast';
 import { outputName } from '../parse/cursor';
-import { isToOne, type Relationship, resolveRelationship } from '../schema/relations';
 import type { SchemaCache, Table } from '../schema/types';
-import { fieldSql, filterSql, logicSql, type Scope } from './filters';
+import { type EmbedInfo, embed } from './embed';
+import { fieldSql, filterSql, logicSql, type Scope, unknownColumn } from './filters';
 import { ident, type Params, qname } from './params';
 
 /** Shared state while one request's SQL is built. */
@@ -15,16 +15,27 @@ export interface BuildContext {
   /** Level keys that matched an embed (others are PGRST108). */
   usedLevels: Set<string>;
   counter: number;
+  /** Schemas whose functions a row's computed fields may be (the request's search path). */
+  searchPath: string[];
 }
 
-/** The relation a level reads from. */
+/**
+ * The relation a level reads from, named the way PostgREST names it, so that errors read
+ * the same: the root table as itself (`users`), a CTE root (rpc, mutations) under its
+ * table's name, an embedded table as `name_depth` (`messages_1`).
+ */
 export interface LevelSource {
-  /** SQL after FROM, e.g. `"public"."t" AS "pgrst_1"`. */
+  /** SQL after FROM, e.g. `"public"."users"` or `"public"."users" AS "users_1"`. */
   from: string;
+  /** How columns are qualified, e.g. `"public"."users"` or `"users_1"`. */
   alias: string;
+  /** The name in error messages and relationship lookups. */
   name: string;
+  /** The whole row, typed (the argument of computed fields and relationships). */
+  rowRef: string;
   table: Table | null;
   columns: { name: string; type: string; baseType: string }[];
+  depth: number;
 }
 
 /** The pieces of one level's SELECT. */
@@ -38,40 +49,61 @@ export interface LevelSql {
   level: Level | undefined;
 }
 
-export const sourceFor = (ctx: BuildContext, table: Table): LevelSource => {
-  const alias = ident(`pgrst_${++ctx.counter}`);
+/** A table read at the root: `FROM "schema"."table"`, as PostgREST does. */
+export function sourceFor(_ctx: BuildContext, table: Table): LevelSource {
+  const name = qname(table.schema, table.name);
   return {
-    from: `${qname(table.schema, table.name)} AS ${alias}`,
-    alias,
+    from: name,
+    alias: name,
     name: table.name,
+    rowRef: `${ident(table.name)}::${name}`,
     table,
     columns: table.columns,
+    depth: 0,
   };
-};
-
-const joinPath = (path: string, name: string) => (path ? `${path}.${name}` : name);
-
-/** The join condition of an embed between the parent alias and the child alias. */
-function joinCondition(rel: Relationship, parent: string, child: string): string[] {
-  if (rel.junction) {
-    const j = ident('pgrst_j');
-    const conds = [
-      ...rel.junction.targetPairs.map(([jc, tc]) => `${j}.${ident(jc)} = ${child}.${ident(tc)}`),
-      ...rel.junction.sourcePairs.map(([pc, jc]) => `${j}.${ident(jc)} = ${parent}.${ident(pc)}`),
-    ];
-    const jt = qname(rel.junction.table.schema, rel.junction.table.name);
-    return [`EXISTS (SELECT 1 FROM ${jt} AS ${j} WHERE ${conds.join(' AND ')})`];
-  }
-  return rel.pairs.map(([pc, tc]) => `${child}.${ident(tc)} = ${parent}.${ident(pc)}`);
 }
 
-function orderSql(ctx: BuildContext, scope: Scope, source: LevelSource, terms: OrderTerm[]) {
+/** A CTE (`pgrst_source`) read at the root under `name` (its table's or type's name). */
+export function cteSource(
+  name: string,
+  table: Table | null,
+  columns: LevelSource['columns'],
+): LevelSource {
+  return {
+    from: `pgrst_source AS ${ident(name)}`,
+    alias: ident(name),
+    name,
+    rowRef: table ? `${ident(name)}::${qname(table.schema, table.name)}` : ident(name),
+    table,
+    columns,
+    depth: 0,
+  };
+}
+
+/** A row's computed fields: functions of one parameter of its table's row type. */
+function computedFields(ctx: BuildContext, source: LevelSource): Scope['computed'] {
+  const table = source.table;
+  const out = new Map<string, { sql: string; type: string }>();
+  if (!table) return out;
+  for (const fn of ctx.cache.computed) {
+    if (fn.argSchema !== table.schema || fn.argTable !== table.name) continue;
+    if (!ctx.searchPath.includes(fn.schema) || out.has(fn.name)) continue;
+    out.set(fn.name, {
+      sql: `${qname(fn.schema, fn.name)}(${source.rowRef})`,
+      type: fn.returnType,
+    });
+  }
+  return out;
+}
+
+function orderSql(scope: Scope, source: LevelSource, terms: OrderTerm[], embeds: EmbedInfo[]) {
   return terms.map((t) => {
     let expr: string;
     if (t.relation) {
-      if (!source.table) throw noRelation(source.name, t.relation);
-      const rel = resolveRelationship(ctx.cache, source.table, t.relation, null);
-      if (!isToOne(rel)) {
+      // A related order names an embedded to-one resource and one of its columns.
+      const found = embeds.find((e) => e.key === t.relation);
+      if (!found) throw notEmbedded(t.relation);
+      if (!found.toOne) {
         throw new RestError(
           400,
           'PGRST118',
@@ -79,16 +111,9 @@ function orderSql(ctx: BuildContext, scope: Scope, source: LevelSource, terms: O
           `'${source.name}' and '${t.relation}' do not form a many-to-one or one-to-one relationship`,
         );
       }
-      const inner = ident(`pgrst_${++ctx.counter}`);
-      const childScope: Scope = {
-        alias: inner,
-        name: rel.target.name,
-        columns: rel.target.columnMap,
-        embeds: new Map(),
-      };
-      const col = fieldSql(childScope, t.field);
-      const cond = joinCondition(rel, source.alias, inner).join(' AND ');
-      expr = `(SELECT ${col} FROM ${qname(rel.target.schema, rel.target.name)} AS ${inner} WHERE ${cond} LIMIT 1)`;
+      if (!found.outputs.includes(t.field.name)) throw unknownColumn(found.lateral, t.field.name);
+      expr = `${ident(found.lateral)}.${ident(t.field.name)}`;
+      for (const step of t.field.path) expr += `${step.arrow}'${step.key.replace(/'/g, "''")}'`;
     } else {
       expr = fieldSql(scope, t.field);
     }
@@ -98,17 +123,19 @@ function orderSql(ctx: BuildContext, scope: Scope, source: LevelSource, terms: O
   });
 }
 
-const noRelation = (a: string, b: string) =>
+const notEmbedded = (name: string) =>
   new RestError(
     400,
-    'PGRST200',
-    `Could not find a relationship between '${a}' and '${b}' in the schema cache`,
-    `Searched for a foreign key relationship between '${a}' and '${b}' in the schema cache, but no matches were found.`,
+    'PGRST108',
+    `'${name}' is not an embedded resource in this request`,
+    null,
+    `Verify that '${name}' is included in the 'select' query parameter.`,
   );
 
 /**
- * Builds one level: the select list (columns, casts, JSON paths, aggregates, embeds as
- * LEFT JOIN LATERAL subqueries, spreads), its filters, logic trees and order.
+ * Builds one level: the select list (columns, computed fields, casts, JSON paths,
+ * aggregates, embeds as LEFT JOIN LATERAL subqueries, spreads), its filters, logic trees
+ * and order.
  */
 export function buildLevel(
   ctx: BuildContext,
@@ -123,6 +150,7 @@ export function buildLevel(
     name: source.name,
     columns: columnMap,
     embeds: new Map(),
+    computed: computedFields(ctx, source),
   };
   const out: LevelSql = {
     select: [],
@@ -135,6 +163,7 @@ export function buildLevel(
   };
   if (path) ctx.usedLevels.add(path);
   const plain: string[] = [];
+  const embeds: EmbedInfo[] = [];
   let hasAggregate = false;
   const add = (expr: string, name: string, grouped: boolean) => {
     out.select.push(`${expr} AS ${ident(name)}`);
@@ -173,7 +202,13 @@ export function buildLevel(
         add(expr, outputName(item.field, item.alias), true);
       }
     } else {
-      embed(ctx, source, scope, out, item, path, add);
+      const info = embed(ctx, source, out, item, path, add);
+      if (embeds.some((e) => e.lateral === info.lateral)) {
+        throw new RestError(400, '42712', `table name "${info.lateral}" specified more than once`);
+      }
+      embeds.push(info);
+      scope.embeds.set(item.name, { found: info.found });
+      if (item.alias) scope.embeds.set(item.alias, { found: info.found });
     }
   }
   if (hasAggregate) out.groupBy = plain;
@@ -181,71 +216,13 @@ export function buildLevel(
   if (level) {
     for (const f of level.filters) out.where.push(filterSql(scope, f, ctx.params));
     for (const t of level.logic) out.where.push(logicSql(scope, t, ctx.params));
-    if (level.order) out.orderBy = orderSql(ctx, scope, source, level.order);
+    if (level.order) out.orderBy = orderSql(scope, source, level.order, embeds);
   }
   return out;
 }
 
 const aggregatesDisabled = () =>
   new RestError(400, 'PGRST123', 'Use of aggregate functions is not allowed', null, null);
-
-function embed(
-  ctx: BuildContext,
-  source: LevelSource,
-  scope: Scope,
-  out: LevelSql,
-  item: Extract<SelectItem, { kind: 'embed' }>,
-  path: string,
-  add: (expr: string, name: string, grouped: boolean) => void,
-) {
-  if (!source.table) throw noRelation(source.name, item.name);
-  const rel = resolveRelationship(ctx.cache, source.table, item.name, item.hint);
-  const childSource = sourceFor(ctx, rel.target);
-  const key = item.alias && ctx.levels.has(joinPath(path, item.alias)) ? item.alias : item.name;
-  const childPath = joinPath(path, key);
-  const child = buildLevel(
-    ctx,
-    childSource,
-    item.items,
-    childPath,
-    joinCondition(rel, source.alias, childSource.alias),
-  );
-  if (item.alias) ctx.usedLevels.add(joinPath(path, item.alias));
-  ctx.usedLevels.add(joinPath(path, item.name));
-  const level = child.level;
-  const childSql = renderLevel(
-    childSource.from,
-    child,
-    level?.limit ?? null,
-    level?.offset ?? null,
-  );
-  const e = ident(`pgrst_${++ctx.counter}`);
-  const lat = ident(`pgrst_${++ctx.counter}`);
-  const toOne = isToOne(rel);
-  let inner: string;
-  if (item.spread) {
-    inner = toOne
-      ? `SELECT ${e}.*, true AS pgrst_found FROM (${childSql}) AS ${e}`
-      : `SELECT ${[
-          ...child.outputs.map((o) => `coalesce(json_agg(${e}.${ident(o)}), '[]') AS ${ident(o)}`),
-          'count(*) > 0 AS pgrst_found',
-        ].join(', ')} FROM (${childSql}) AS ${e}`;
-    for (const o of child.outputs) add(`${lat}.${ident(o)}`, o, true);
-  } else {
-    inner = toOne
-      ? `SELECT row_to_json(${e}) AS body, true AS pgrst_found FROM (${childSql}) AS ${e}`
-      : `SELECT coalesce(json_agg(${e}), '[]') AS body, count(*) > 0 AS pgrst_found FROM (${childSql}) AS ${e}`;
-    if (item.items.length > 0) {
-      out.select.push(`${lat}.body AS ${ident(item.alias ?? item.name)}`);
-      out.outputs.push(item.alias ?? item.name);
-    }
-  }
-  out.joins.push(`LEFT JOIN LATERAL (${inner}) AS ${lat} ON TRUE`);
-  const found = `${lat}.pgrst_found`;
-  if (item.join === 'inner') out.where.push(`${found} IS TRUE`);
-  scope.embeds.set(item.name, { found });
-  if (item.alias) scope.embeds.set(item.alias, { found });
-}
 
 /** `SELECT … FROM … [joins] [WHERE] [GROUP BY] [ORDER BY] [LIMIT] [OFFSET]` */
 export function renderLevel(
@@ -277,13 +254,6 @@ export function renderCount(from: string, level: LevelSql): string {
 export function checkLevelsUsed(ctx: BuildContext): void {
   for (const key of ctx.levels.keys()) {
     if (key === '' || ctx.usedLevels.has(key)) continue;
-    const name = key.split('.').pop() as string;
-    throw new RestError(
-      400,
-      'PGRST108',
-      `'${name}' is not an embedded resource in this request`,
-      null,
-      `Verify that '${name}' is included in the 'select' query parameter.`,
-    );
+    throw notEmbedded(key.split('.').pop() as string);
   }
 }

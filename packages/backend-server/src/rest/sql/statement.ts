@@ -1,6 +1,11 @@
 /** The one statement of a request: rows → response body text, plus counts and GUCs. */
 
-export type BodyShape = 'array' | 'object' | 'scalar' | 'scalars' | 'none';
+/**
+ * `array`: JSON array of the rows; `object`: the first row or ''; `single`: the first row or
+ * null (a function returning one composite); `scalar` / `scalars`: a function's plain value
+ * or values; `csv`: CSV text; `none`: no body.
+ */
+export type BodyShape = 'array' | 'object' | 'single' | 'scalar' | 'scalars' | 'csv' | 'none';
 
 export interface StatementParts {
   /** `name AS (…)` CTEs. */
@@ -29,6 +34,14 @@ export function wrapStatement(p: StatementParts): string {
     case 'object':
       body = `coalesce((${agg}->0)::text, '')`;
       break;
+    case 'single':
+      body = `coalesce((${agg}->0)::text, 'null')`;
+      break;
+    case 'csv':
+      // A header of the first row's column names, then each row's record text without
+      // its parentheses (Postgres' own quoting), as the hosted service builds CSV.
+      body = `(SELECT coalesce(string_agg(k, ','), '') FROM (SELECT json_object_keys(row_to_json(h)) AS k FROM (SELECT * FROM pgrst_csv_rows LIMIT 1) AS h) AS pgrst_keys) || E'\\n' || coalesce(string_agg(substring(pgrst_t::text, 2, length(pgrst_t::text) - 2), E'\\n'), '')`;
+      break;
     case 'scalar':
       body = `coalesce((json_agg(pgrst_t.pgrst_scalar)->0)::text, 'null')`;
       break;
@@ -47,6 +60,10 @@ export function wrapStatement(p: StatementParts): string {
     `nullif(current_setting('response.status', true), '') AS response_status`,
     ...(p.extra ?? []),
   ];
+  if (p.shape === 'csv') {
+    const ctes = [...p.ctes, `pgrst_csv_rows AS (${p.rows})`];
+    return `WITH ${ctes.join(', ')} SELECT ${cols.join(', ')} FROM pgrst_csv_rows AS pgrst_t`;
+  }
   const with_ = p.ctes.length ? `WITH ${p.ctes.join(', ')} ` : '';
   return `${with_}SELECT ${cols.join(', ')} FROM (${p.rows}) AS pgrst_t`;
 }
