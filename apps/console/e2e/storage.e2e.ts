@@ -36,7 +36,7 @@ describe('console: storage', () => {
     const bucket = await stack.server.db.query(
       `select public, file_size_limit::text as limit from storage.buckets where id = 'media'`,
     );
-    expect(bucket.rows).toEqual([{ public: true, limit: '20971520' }]);
+    expect(bucket.rows).toEqual([{ public: true, limit: '20000000' }]);
     expect(await accessibilityViolations(page)).toEqual([]);
   });
 
@@ -53,7 +53,7 @@ describe('console: storage', () => {
     await progress.waitFor();
     await page.getByText('done').waitFor();
     await page.getByRole('cell', { name: 'clip.bin', exact: true }).waitFor();
-    expect(await page.getByRole('cell', { name: '7.0 MB' }).count()).toBe(1);
+    expect(await page.getByRole('cell', { name: '7.3 MB' }).count()).toBe(1);
     // Resumable: the bytes went through tus, in 6 MiB chunks.
     const tus = await stack.server.db.query(
       `select metadata->>'size' as size from storage.objects where name = 'videos/2026/clip.bin'`,

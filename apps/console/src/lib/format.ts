@@ -1,12 +1,15 @@
-/** `1.5 MB` */
+/**
+ * `1.5 MB`, in decimal units (1 MB = 1,000,000 bytes): the units storage reads in a
+ * bucket limit such as `20MB`, so a limit typed as 20MB shows as 20 MB.
+ */
 export function bytes(n: number | null | undefined): string {
   if (n === null || n === undefined || Number.isNaN(n)) return '—';
-  if (n < 1024) return `${n} B`;
+  if (n < 1000) return `${n} B`;
   const units = ['KB', 'MB', 'GB', 'TB'];
-  let v = n / 1024;
+  let v = n / 1000;
   let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
+  while (v >= 1000 && i < units.length - 1) {
+    v /= 1000;
     i += 1;
   }
   return `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;

@@ -78,7 +78,8 @@ function joinCondition(rel: Relationship, parent: string, child: string): string
 
 /**
  * Adds an embed to its parent level: a LEFT JOIN LATERAL subquery giving the embedded rows
- * as JSON (an object for to-one, an array for to-many; jsonb, as PostgREST builds them), or
+ * as JSON (an object for to-one, an array for to-many; jsonb, as PostgREST builds them, so
+ * keys come in jsonb's order; built as jsonb directly rather than parsed from json), or
  * their columns for a spread.
  */
 export function embed(
@@ -131,8 +132,8 @@ export function embed(
     for (const o of childLevel.outputs) add(`${lat}.${ident(o)}`, o, true);
   } else {
     inner = toOne
-      ? `SELECT ${e}.*, row_to_json(${e})::jsonb AS pgrst_body, true AS pgrst_found FROM (${childSql}) AS ${e}`
-      : `SELECT coalesce(json_agg(${e})::jsonb, '[]') AS pgrst_body, count(*) > 0 AS pgrst_found FROM (${childSql}) AS ${e}`;
+      ? `SELECT ${e}.*, to_jsonb(${e}) AS pgrst_body, true AS pgrst_found FROM (${childSql}) AS ${e}`
+      : `SELECT coalesce(jsonb_agg(${e}), '[]') AS pgrst_body, count(*) > 0 AS pgrst_found FROM (${childSql}) AS ${e}`;
     if (item.items.length > 0) {
       out.select.push(`${lat}.pgrst_body AS ${ident(name)}`);
       out.outputs.push(name);
