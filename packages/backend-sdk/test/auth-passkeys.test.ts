@@ -48,12 +48,15 @@ const driverOf = (key: SoftwareAuthenticator, calls: string[] = []): WebAuthnDri
   },
 });
 
-const ours = (fetch?: ReturnType<typeof recordingFetch>['fetch']) =>
-  createAuthClient(server.url, server.anonKey, {
-    storage: memoryStorage(),
-    autoRefreshToken: false,
-    ...(fetch ? { fetch } : {}),
-  });
+/** Our auth client with `auth.passkey` and `auth.admin.passkey` (withPasskeys). */
+const ours = (fetch?: ReturnType<typeof recordingFetch>['fetch'], key = server.anonKey) =>
+  withPasskeys({
+    auth: createAuthClient(server.url, key, {
+      storage: memoryStorage(),
+      autoRefreshToken: false,
+      ...(fetch ? { fetch } : {}),
+    }),
+  }).auth;
 
 /** A whole client with the passkey ceremonies, its prompt played by `driver`. */
 const withDriver = (driver?: WebAuthnDriver) =>
@@ -198,11 +201,7 @@ describe('passkeys: the same requests and results as the official client', () =>
     const userId = signUp.data.user.id;
     const a = recordingFetch();
     const b = recordingFetch();
-    const admin = createAuthClient(server.url, server.serviceRoleKey, {
-      storage: memoryStorage(),
-      autoRefreshToken: false,
-      fetch: a.fetch,
-    });
+    const admin = ours(a.fetch, server.serviceRoleKey);
     const official = officialClient(server.url, server.serviceRoleKey, {
       fetch: b.fetch,
       passkey: true,

@@ -5,7 +5,6 @@
 import type { Http } from '../http/index';
 import { attempt, authFetch } from './api';
 import { AdminMfaApi } from './mfa';
-import { AdminPasskeyApi } from './passkeys';
 import type { AuthResult, User } from './types';
 
 /** Attributes of `createUser` / `updateUserById`. */
@@ -62,13 +61,10 @@ export class AdminApi {
   private readonly http: Http;
   /** A user's MFA factors. */
   readonly mfa: AdminMfaApi;
-  /** A user's passkeys. */
-  readonly passkey: AdminPasskeyApi;
 
   constructor(http: Http) {
     this.http = http;
     this.mfa = new AdminMfaApi(http);
-    this.passkey = new AdminPasskeyApi(http);
   }
 
   /**

@@ -17,7 +17,6 @@ import {
   type SignInWithWeb3Credentials,
   web3Signature,
 } from './oauth';
-import { PasskeyApi } from './passkeys';
 import { challengeOf, createVerifier } from './pkce';
 import { SessionManager } from './session';
 import type {
@@ -53,12 +52,6 @@ export class AuthClient extends SessionManager {
   readonly admin: AdminApi;
   /** Multi-factor authentication of the signed-in user (TOTP and phone factors). */
   readonly mfa: MfaApi;
-  /**
-   * Passkeys: sign-in and registration step by step, and the signed-in user's passkeys. The
-   * whole ceremonies with the browser's prompt (`signInWithPasskey`, `registerPasskey`) come
-   * with `withPasskeys(client)` of `@app/backend-sdk/webauthn`.
-   */
-  readonly passkey: PasskeyApi;
 
   constructor(http: Http, options: AuthOptions = {}) {
     super(http, options);
@@ -70,11 +63,6 @@ export class AuthClient extends SessionManager {
       getSession: () => this.getSession(),
       getUser: (jwt) => this.getUser(jwt),
       verified: (session) => this.saveSession(session, 'MFA_CHALLENGE_VERIFIED'),
-    });
-    this.passkey = new PasskeyApi({
-      http,
-      requireSession: () => this.requireSession(),
-      signedIn: (body) => this.signedIn(body),
     });
   }
 
@@ -91,8 +79,12 @@ export class AuthClient extends SessionManager {
     return { code_challenge: challenge, code_challenge_method: method };
   }
 
-  /** Saves the session of a sign-in response and returns `{ user, session }`. */
-  private async signedIn(
+  /**
+   * Saves the session of a sign-in response and returns `{ user, session }`.
+   *
+   * @internal for `@app/backend-sdk/webauthn`, whose passkey sign-in signs in this client.
+   */
+  async signedIn(
     body: unknown,
     event: 'SIGNED_IN' | 'PASSWORD_RECOVERY' | 'USER_UPDATED' = 'SIGNED_IN',
   ) {
@@ -271,8 +263,12 @@ export class AuthClient extends SessionManager {
     });
   }
 
-  /** The signed-in session or an `AuthSessionMissing` error. */
-  private async requireSession(): Promise<Session> {
+  /**
+   * The signed-in session or an `AuthSessionMissing` error.
+   *
+   * @internal for `@app/backend-sdk/webauthn` (the passkey calls need a session).
+   */
+  async requireSession(): Promise<Session> {
     const { data, error } = await this.getSession();
     if (error) throw error;
     if (!data.session)

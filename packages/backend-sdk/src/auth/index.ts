@@ -43,12 +43,7 @@ export type {
   SignInWithSSO,
   SignInWithWeb3Credentials,
 } from './oauth';
-export {
-  AdminPasskeyApi,
-  type Passkey,
-  PasskeyApi,
-  type PasskeyOptions,
-} from './passkeys';
+export type { Passkey, PasskeyOptions } from './passkeys';
 export { createScheduler, refreshMargin, type Scheduler, type Timers } from './refresh';
 export { SessionManager } from './session';
 export { memoryStorage } from './storage';

@@ -205,11 +205,12 @@ export class MfaApi {
       | { webauthn: WebAuthnAnswer }
     ),
   ): Promise<MfaResult<Session>> {
+    const { factorId, challengeId, ...answer } = params;
     return run(async () => {
-      // A `PublicKeyCredential` goes out through its own `toJSON()`.
-      const body = await this.call('POST', factorPath(params.factorId, '/verify'), {
-        challenge_id: params.challengeId,
-        ...('webauthn' in params ? { webauthn: params.webauthn } : { code: params.code }),
+      // `code`, or `webauthn` (a `PublicKeyCredential` goes out through its own `toJSON()`).
+      const body = await this.call('POST', factorPath(factorId, '/verify'), {
+        challenge_id: challengeId,
+        ...answer,
       });
       const session = asSession(body, this.host.now());
       if (!session) throw new TypeError('The server answered without a session');

@@ -1,7 +1,8 @@
 /**
  * Passkeys (`/auth/v1/passkeys`): the two steps of registration and of sign-in, and the
  * signed-in user's passkeys; the admin list and delete. Names and shapes are the official
- * client's (`auth.passkey.*`, `auth.admin.passkey.*`).
+ * client's (`auth.passkey.*`, `auth.admin.passkey.*`). Kept out of the main bundle:
+ * `withPasskeys(client)` of `@app/backend-sdk/webauthn` puts them on a client.
  */
 import type { Http } from '../http/index';
 import { authFetch } from './api';
@@ -24,7 +25,7 @@ export interface Passkey {
   last_used_at?: string;
 }
 
-/** What the passkey API needs from the auth client it belongs to. */
+/** What the passkey API needs from the auth client it belongs to (an `AuthClient` has it). */
 export interface PasskeyHost {
   http: Http;
   /** The signed-in session, or a thrown `session_missing` error. */

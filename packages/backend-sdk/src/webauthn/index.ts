@@ -14,6 +14,13 @@ import type {
 } from '../auth/webauthn';
 import { browserCeremony, unsupported } from './driver';
 
+export {
+  AdminPasskeyApi,
+  type Passkey,
+  PasskeyApi,
+  type PasskeyHost,
+  type PasskeyOptions,
+} from '../auth/passkeys';
 export type {
   CreationOptionsJson,
   CredentialJson,

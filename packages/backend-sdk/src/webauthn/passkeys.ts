@@ -1,11 +1,11 @@
 /**
  * Whole passkey ceremonies with the browser's prompt (the official client's
- * `auth.signInWithPasskey` / `auth.registerPasskey` / `auth.mfa.webauthn`), over the main
- * client's `auth.passkey` steps. Kept out of the main bundle: {@link withPasskeys} puts them on
- * a client.
+ * `auth.signInWithPasskey` / `auth.registerPasskey` / `auth.mfa.webauthn`), over the
+ * `auth.passkey` steps. Kept out of the main bundle: {@link withPasskeys} puts them all on a
+ * client, with `auth.passkey` and `auth.admin.passkey`.
  */
 import type { MfaResult } from '../auth/mfa';
-import type { Passkey, PasskeyApi } from '../auth/passkeys';
+import { AdminPasskeyApi, type Passkey, PasskeyApi, type PasskeyHost } from '../auth/passkeys';
 import type { Session, User } from '../auth/types';
 import type { CreationOptionsJson, RequestOptionsJson, WebAuthnDriver } from '../auth/webauthn';
 import { browserSupportsWebAuthn, ceremonyError, nativeWebAuthn, unsupported } from './driver';
@@ -57,6 +57,10 @@ async function ceremony<T>(
   ) as Promise<MfaResult<T>>;
 }
 
+/** An auth client (`client.auth`), with or without {@link withPasskeys}. */
+type PasskeyAuth = PasskeyHost & { passkey?: PasskeyApi };
+const apiOf = (auth: PasskeyAuth) => auth.passkey ?? new PasskeyApi(auth);
+
 /**
  * Signs in with a passkey: the server's challenge, the browser's passkey prompt, then the
  * session (SIGNED_IN). No email needed: the passkey names its user.
@@ -65,11 +69,11 @@ async function ceremony<T>(
  * const { data, error } = await signInWithPasskey(client.auth);
  */
 export function signInWithPasskey(
-  auth: { passkey: PasskeyApi },
+  auth: PasskeyAuth,
   params?: PasskeyCeremonyOptions,
   driver?: WebAuthnDriver,
 ): Promise<MfaResult<SignedIn>> {
-  return ceremony(auth.passkey, 'get', params, driver);
+  return ceremony(apiOf(auth), 'get', params, driver);
 }
 
 /**
@@ -80,25 +84,33 @@ export function signInWithPasskey(
  * const { data: passkey, error } = await registerPasskey(client.auth);
  */
 export function registerPasskey(
-  auth: { passkey: PasskeyApi },
+  auth: PasskeyAuth,
   params?: PasskeyCeremonyOptions,
   driver?: WebAuthnDriver,
 ): Promise<MfaResult<Passkey>> {
-  return ceremony(auth.passkey, 'create', params, driver);
+  return ceremony(apiOf(auth), 'create', params, driver);
 }
 
 /** What {@link withPasskeys} adds to a client's `auth`. */
 export interface PasskeyCeremonies {
   signInWithPasskey(params?: PasskeyCeremonyOptions): Promise<MfaResult<SignedIn>>;
   registerPasskey(params?: PasskeyCeremonyOptions): Promise<MfaResult<Passkey>>;
+  /** Sign-in and registration step by step, and the signed-in user's passkeys. */
+  passkey: PasskeyApi;
+  /** A user's passkeys, for admins (service role key). */
+  admin: { passkey: AdminPasskeyApi };
   mfa: { webauthn: WebAuthnMfa };
 }
 
-type AuthOf = { passkey: PasskeyApi; mfa: ConstructorParameters<typeof WebAuthnMfa>[0]['mfa'] };
+type AuthOf = PasskeyHost & {
+  admin: object;
+  mfa: ConstructorParameters<typeof WebAuthnMfa>[0]['mfa'];
+};
 
 /**
  * Gives a client the official client's passkey calls: `auth.signInWithPasskey()`,
- * `auth.registerPasskey()` and `auth.mfa.webauthn` (enroll, challenge, verify, authenticate,
+ * `auth.registerPasskey()`, `auth.passkey` (the steps, list, update, delete),
+ * `auth.admin.passkey` and `auth.mfa.webauthn` (enroll, challenge, verify, authenticate,
  * register), running the prompt through `driver` (default: the browser's). Returns the same
  * client, typed with them.
  *
@@ -113,6 +125,8 @@ export function withPasskeys<C extends { auth: AuthOf }>(
 ): C & { auth: C['auth'] & PasskeyCeremonies } {
   const auth = client.auth as C['auth'] & PasskeyCeremonies;
   const { driver } = options;
+  auth.passkey = new PasskeyApi(auth);
+  (auth.admin as { passkey?: AdminPasskeyApi }).passkey = new AdminPasskeyApi(auth.http);
   auth.signInWithPasskey = (params) => signInWithPasskey(auth, params, driver);
   auth.registerPasskey = (params) => registerPasskey(auth, params, driver);
   (auth.mfa as { webauthn?: WebAuthnMfa }).webauthn = new WebAuthnMfa(auth, driver);
