@@ -1,6 +1,6 @@
 /**
- * `@app/backend-sdk/webauthn` — passkeys with the browser's prompt: `withPasskeys(client)`
- * (the official client's `auth.signInWithPasskey`, `auth.registerPasskey`,
+ * `@app/backend-sdk/webauthn` — passkeys: `withPasskeys(client)` (the official client's
+ * `auth.passkey`, `auth.admin.passkey`, `auth.signInWithPasskey`, `auth.registerPasskey`,
  * `auth.mfa.webauthn`), the drivers that run the prompt (`nativeWebAuthn`,
  * {@link compatWebAuthn} for browsers without the WebAuthn Level 3 JSON methods), base64url,
  * and the server's JSON options as `navigator.credentials` takes them.
