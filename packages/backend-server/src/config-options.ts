@@ -4,6 +4,7 @@
  */
 import type { ExternalOptions } from './config-external';
 import type { MfaOptions, SmsOptions } from './config-sms-mfa';
+import type { PasskeyOptions, WebAuthnOptions } from './config-webauthn';
 import type { SigningKeyJwk } from './http/signing-keys';
 
 /** Auth (GoTrue) settings. */
@@ -37,6 +38,10 @@ export interface AuthOptions {
   sms?: SmsOptions;
   /** Multi-factor authentication (see {@link MfaOptions}). */
   mfa?: MfaOptions;
+  /** Passkey sign-in and registration (see {@link PasskeyOptions}). */
+  passkey?: PasskeyOptions;
+  /** The WebAuthn relying party of passkeys and WebAuthn factors (see {@link WebAuthnOptions}). */
+  webauthn?: WebAuthnOptions;
   /**
    * No new users through sign-up, anonymous sign-in or OTP / magic link (GoTrue's
    * `DISABLE_SIGNUP`): 422 `signup_disabled`. The admin API still creates and invites users.
@@ -109,6 +114,8 @@ export interface AuthRateLimits {
   smsSent: number;
   /** MFA challenge requests, and verify requests, per IP per minute (each counted apart). */
   mfaPerIp: number;
+  /** Passkey sign-in challenges (`POST /passkeys/authentication/options`) per IP per 5 minutes. */
+  passkeyPerIp: number;
 }
 
 /** REST (PostgREST) settings. */

@@ -17,6 +17,12 @@ import type {
 } from './config-options';
 import { mergeOptions, projectOptions } from './config-project';
 import { type ResolvedMfa, type ResolvedSms, resolveMfa, resolveSms } from './config-sms-mfa';
+import {
+  type ResolvedPasskey,
+  type ResolvedWebAuthn,
+  resolvePasskey,
+  resolveWebAuthn,
+} from './config-webauthn';
 import { SigningKeys } from './http/signing-keys';
 import {
   checkOpaqueKey,
@@ -43,6 +49,7 @@ export type {
   StorageOptions,
 } from './config-options';
 export type { MfaOptions, SmsOptions, TwilioOptions } from './config-sms-mfa';
+export type { PasskeyOptions, WebAuthnOptions } from './config-webauthn';
 
 /** Resolved settings every service reads. The one config loader of the server. */
 export interface ServerConfig {
@@ -78,6 +85,8 @@ export interface ServerConfig {
       | 'hooks'
       | 'sms'
       | 'mfa'
+      | 'passkey'
+      | 'webauthn'
       | 'external'
       | 'manualLinking'
       | 'emulateProviders'
@@ -89,6 +98,8 @@ export interface ServerConfig {
     hooks: { customAccessToken: string | null };
     sms: ResolvedSms;
     mfa: ResolvedMfa;
+    passkey: ResolvedPasskey;
+    webauthn: ResolvedWebAuthn;
     /** External providers, manual linking and the emulated provider. */
     external: ResolvedExternal;
   };
@@ -123,6 +134,7 @@ export const DEFAULT_RATE_LIMITS: AuthRateLimits = {
   otpPerIp: 30,
   smsSent: 30,
   mfaPerIp: 15,
+  passkeyPerIp: 30,
 };
 
 const abs = (path: string | undefined) => (path ? resolve(path) : null);
@@ -199,6 +211,8 @@ export async function resolveConfig(given: StartServerOptions = {}): Promise<Ser
       rateLimits,
       sms: resolveSms(auth.sms),
       mfa: resolveMfa(auth.mfa),
+      passkey: resolvePasskey(auth.passkey),
+      webauthn: resolveWebAuthn(auth.webauthn),
       external: resolveExternal(auth.external, {
         manualLinking: auth.manualLinking,
         emulate: auth.emulateProviders,
