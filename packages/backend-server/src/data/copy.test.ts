@@ -99,6 +99,26 @@ describe.each([true, false])('the copy thread (direct writes: %s)', (direct) => 
     expect(packed.end).toBe(expectedArchive(prefix).length);
   });
 
+  it('unpacks entries at offsets that are not block-aligned (direct reads are refused there)', async () => {
+    const archive = join(root, `${name}-odd-source`);
+    const bytes = randomBytes((3 << 20) + 300);
+    writeFileSync(archive, bytes);
+    const part = (offset: number, size: number, i: number) => ({
+      offset,
+      size,
+      target: join(root, `${name}-odd-out`, `part-${i}`),
+      sum: crc32(bytes.subarray(offset, offset + size)),
+    });
+    // Aligned first (read directly, the second one's last block past the end of the file),
+    // then unaligned: the rest goes through the cache.
+    const entries = [part(512, 1000, 0), part(3 << 20, 300, 1), part(100, (2 << 20) + 5, 2)];
+    const reply = ok(await run({ op: 'unpack', archive, direct, entries }));
+    expect(reply.sums).toEqual(entries.map((e) => e.sum));
+    for (const e of entries) {
+      expect(readFileSync(e.target).equals(bytes.subarray(e.offset, e.offset + e.size))).toBe(true);
+    }
+  });
+
   it('stops at the first entry whose bytes do not match their checksum', async () => {
     const archive = join(root, `${name}-flat`);
     const bytes = randomBytes(3 << 20);
