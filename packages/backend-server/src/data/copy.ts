@@ -1,7 +1,7 @@
 /**
  * The stored objects' bytes go into and out of an archive on a thread of their own (see
- * `copy-thread.ts`): it copies with blocking reads and writes, one after another as `cp`
- * does, while the main thread dumps or loads the database. Copying through the event loop
+ * `copy-thread.ts`): it reads with blocking calls and writes each chunk while it reads the
+ * next, while the main thread dumps or loads the database. Copying through the event loop
  * instead waited for it between every chunk, which on a busy machine took several times as
  * long as the copy.
  */
