@@ -323,6 +323,7 @@ export class ResumableUpload {
     };
     let chunk: { data: ChunkBody; last: boolean } | undefined;
     let lengthSent = total !== undefined;
+    let saving: Promise<void> | undefined;
     if (this.url) {
       const head = await headUpload(fetch, this.url, headers, signal);
       this.bytes = head.offset;
@@ -355,7 +356,13 @@ export class ResumableUpload {
       );
       this.url = created.url;
       lengthSent = total !== undefined;
-      if (this.#key) await this.#store?.set(this.#key, created.url);
+      // Kept while the next chunk is sent (one round trip less before it); settled before the
+      // upload finishes, so its removal on success always comes after it.
+      const [store, key] = [this.#store, this.#key];
+      if (store && key) {
+        saving = (async () => store.set(key, created.url))();
+        saving.catch(() => {});
+      }
       this.bytes = created.offset;
       if (sendFirst && this.bytes > 0) progress(this.bytes);
       else if (chunk && !sendFirst) this.#ahead = { start: 0, chunk: Promise.resolve(chunk) };
@@ -373,7 +380,10 @@ export class ResumableUpload {
         throw new UploadError('The server accepted no bytes', { status: 0, code: 'network_error' });
       }
       progress(this.bytes - at);
+      await saving;
+      saving = undefined;
     }
+    await saving;
     if (this.bytes === 0) progress(0);
     await this.#forget();
     this.#finish({
