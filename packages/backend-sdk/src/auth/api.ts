@@ -52,10 +52,10 @@ export async function authFetch(http: Http, req: AuthRequest): Promise<unknown> 
       'X-Supabase-Api-Version': API_VERSION,
       ...(method === 'GET' ? {} : { 'Content-Type': 'application/json;charset=UTF-8' }),
     },
-    ...(req.body === undefined ? {} : { json: req.body }),
+    json: req.body,
     token: req.token ?? http.key,
     signal: req.signal ?? null,
-    ...(req.timeout ? { timeout: req.timeout } : {}),
+    timeout: req.timeout || undefined,
     retry: false,
     error: authError,
   });

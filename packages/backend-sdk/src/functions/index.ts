@@ -78,7 +78,8 @@ export class FunctionsClient {
         details: m,
         type: 'fetch',
       });
-    let { body } = options;
+    const { body } = options;
+    let json: unknown;
     if (body !== undefined && !hasHeader(options.headers ?? {}, 'content-type')) {
       if (typeof Blob !== 'undefined' && body instanceof Blob)
         headers['Content-Type'] = body.type || 'application/octet-stream';
@@ -91,9 +92,9 @@ export class FunctionsClient {
         !(body instanceof URLSearchParams)
       ) {
         headers['Content-Type'] = 'application/json';
-        body = { json: body };
+        json = body;
       }
-    } else if (isPlainObject(body) || Array.isArray(body)) body = { json: body };
+    } else if (isPlainObject(body) || Array.isArray(body)) json = body;
     const query = new URLSearchParams();
     if (options.region && options.region !== 'any') {
       headers['x-region'] = options.region;
@@ -104,15 +105,16 @@ export class FunctionsClient {
       this.token ?? (await this.http.accessToken()) ?? (key.startsWith('sb_') ? null : key);
     let res: Response;
     try {
-      const json = (body as { json?: unknown } | undefined)?.json;
       res = await this.http.send({
         method: options.method ?? 'POST',
         path: `/functions/v1/${name.split('/').map(encodeURIComponent).join('/')}`,
         query: query.toString(),
         headers: { ...headers, ...options.headers },
-        ...(json !== undefined ? { json } : { body: (body as BodyInit) ?? null }),
+        // A `json` value wins over `body` in the HTTP layer.
+        json,
+        body: (body as BodyInit) ?? null,
         signal: options.signal ?? null,
-        ...(options.timeout ? { timeout: options.timeout } : {}),
+        timeout: options.timeout || undefined,
         token,
         retry: false,
         error: fetchError,

@@ -188,8 +188,7 @@ export function createHttp(options: HttpOptions): Http {
       const ms = req.timeout ?? options.timeout;
       // One deadline for the request and its retries.
       const timer = ms ? AbortSignal.timeout(ms) : undefined;
-      const signals = [signal, timer].filter((s) => s !== undefined);
-      const combined = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+      const combined = signal && timer ? AbortSignal.any([signal, timer]) : (signal ?? timer);
       const init = {
         method,
         headers,
@@ -264,8 +263,7 @@ const aborted = (req: HttpRequest, cause: unknown) =>
  * True for the hosted backend's publishable and secret keys (`sb_publishable_…`,
  * `sb_secret_…`): not JWTs, so never sent as a bearer token.
  */
-export const isOpaqueKey = (key: string): boolean =>
-  key.startsWith('sb_publishable_') || key.startsWith('sb_secret_');
+export const isOpaqueKey = (key: string): boolean => /^sb_(publishable|secret)_/.test(key);
 
 /** Case-insensitive header lookup in a plain object. */
 export function hasHeader(headers: Record<string, string>, name: string): boolean {
