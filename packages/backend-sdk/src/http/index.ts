@@ -231,17 +231,17 @@ const isStream = (body: unknown): body is ReadableStream =>
   typeof ReadableStream !== 'undefined' && body instanceof ReadableStream;
 
 /** `Retry-After` in ms (delta-seconds or an HTTP date), or undefined. */
-function retryAfter(response: Response): number | undefined {
+const retryAfter = (response: Response): number | undefined => {
   const value = response.headers.get('retry-after');
   if (!value) return undefined;
   const seconds = Number(value);
   const ms = Number.isNaN(seconds) ? Date.parse(value) - Date.now() : seconds * 1000;
   return Number.isNaN(ms) ? undefined : Math.max(0, ms);
-}
+};
 
 /** Waits `ms`, or rejects with the signal's reason when it aborts first. */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
+const sleep = (ms: number, signal: AbortSignal | undefined): Promise<void> =>
+  new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const done = () => {
       signal?.removeEventListener('abort', stop);
@@ -254,7 +254,6 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
     };
     signal?.addEventListener('abort', stop, { once: true });
   });
-}
 
 const aborted = (req: HttpRequest, cause: unknown) =>
   req.error('The request was aborted', { code: 'aborted', cause });
