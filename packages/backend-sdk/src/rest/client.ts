@@ -81,7 +81,7 @@ export class TableBuilder<
   Name = unknown,
 > {
   /** The request state every builder of this relation starts from. */
-  readonly state: RestState;
+  declare readonly state: RestState;
 
   constructor(state: RestState) {
     this.state = state;
@@ -176,9 +176,9 @@ export class RestClient<
   Schema extends GenericSchema = SchemaOf<Database, Name>,
 > {
   /** The HTTP layer requests go through. */
-  readonly http: Http;
+  declare readonly http: Http;
   /** The schema requests address. */
-  readonly schemaName: string;
+  declare readonly schemaName: string;
   readonly #urlLimit: number;
 
   constructor(http: Http, schema = 'public', urlLengthLimit = 8000) {
