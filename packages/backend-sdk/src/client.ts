@@ -113,8 +113,8 @@ export function createClient<
     storage: new StorageClient(http),
     realtime,
     channel: realtime.channel.bind(realtime),
-    removeChannel: (channel) => realtime.removeChannel(channel),
-    removeAllChannels: () => realtime.removeAllChannels(),
+    removeChannel: realtime.removeChannel.bind(realtime),
+    removeAllChannels: realtime.removeAllChannels.bind(realtime),
     http,
     options: options as ClientOptions,
   };
