@@ -58,7 +58,7 @@ type RelsOf<R> = R extends { Relationships: infer X } ? X : unknown;
 type InsertOf<R> = R extends { Insert: infer I } ? I : never;
 type UpdateOf<R> = R extends { Update: infer U } ? U : never;
 
-/** `Prefer` values of a mutation: `first`, then the count and missing-column ones. */
+/** `Prefer` values: `first`, then the count and (inserts) the missing-column ones. */
 const preferOf = (options: InsertOptions, first: string[] = []) => {
   const prefer = [...first];
   if (options.count) prefer.push(`count=${options.count}`);
@@ -106,7 +106,7 @@ export class TableBuilder<
   > {
     return this.#build(options.head ? 'HEAD' : 'GET', {
       query: [['select', cleanColumns(columns ?? '*')]],
-      prefer: options.count ? [`count=${options.count}`] : [],
+      prefer: preferOf({ count: options.count }),
     }) as never;
   }
 
@@ -236,8 +236,7 @@ export class RestClient<
     const entries = Object.entries((args ?? {}) as Record<string, unknown>);
     const objectArg = options.head && entries.some(([, v]) => isObject(v));
     const inQuery = !objectArg && (options.head || options.get);
-    const prefer: string[] = [];
-    if (options.count) prefer.push(`count=${options.count}`);
+    const prefer = preferOf({ count: options.count });
     if (objectArg) prefer.push('return=minimal');
     return new RestBuilder({
       ...this.#state(`rpc/${encodeURIComponent(fn)}`),
