@@ -100,9 +100,6 @@ export class FunctionsClient {
       headers['x-region'] = options.region;
       query.set('forceFunctionRegion', options.region);
     }
-    const key = this.http.key;
-    const token =
-      this.token ?? (await this.http.accessToken()) ?? (key.startsWith('sb_') ? null : key);
     let res: Response;
     try {
       res = await this.http.send({
@@ -115,7 +112,8 @@ export class FunctionsClient {
         body: (body as BodyInit) ?? null,
         signal: options.signal ?? null,
         timeout: options.timeout || undefined,
-        token,
+        // Else the session's token, or the key (never a publishable or secret one).
+        token: this.token ?? undefined,
         retry: false,
         error: fetchError,
       });
