@@ -1,11 +1,32 @@
 import { defineConfig } from 'vitest/config';
 import { workspaceAliases } from '../../vitest.workspace-aliases.ts';
 
+// Drive's backend tests (test/backend: migrations, row level security, Trash, quota,
+// functions) run twice: on in-memory PGlite and on a real PostgreSQL cluster, which the
+// server package's globalSetup starts in a temp dir for the run (see
+// packages/backend-server/vitest.config.ts). The app's own unit tests need no database.
+const BACKEND_SUITES = ['test/**/*.test.ts'];
+
 export default defineConfig({
   resolve: { alias: workspaceAliases },
   test: {
-    include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'test/**/*.test.ts'],
     reporters: ['default', 'json'],
     outputFile: { json: '.artifacts/test-report.json' },
+    hookTimeout: 120_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['src/**/*.test.ts', 'src/**/*.test.tsx'] },
+      },
+      { extends: true, test: { name: 'pglite', include: BACKEND_SUITES } },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: BACKEND_SUITES,
+          globalSetup: ['../../packages/backend-server/test/support/global-postgres.ts'],
+        },
+      },
+    ],
   },
 });

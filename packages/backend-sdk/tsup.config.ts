@@ -12,6 +12,7 @@ export const entries = {
   'storage/index': 'src/storage/index.ts',
   'tus/index': 'src/tus/index.ts',
   'realtime/index': 'src/realtime/index.ts',
+  'webauthn/index': 'src/webauthn/index.ts',
   // Node-only; the rest of the SDK imports it on demand by its package name, in Node only.
   'node/index': 'src/node/index.ts',
 };

@@ -164,6 +164,77 @@ describe('looks: theme, a 360 px screen, long names; accessibility checks that c
     await narrow.close();
   });
 
+  it('at 360 px the upload panel folds itself when done, opens again, and covers neither toasts nor the last row', async () => {
+    // Enough folders to fill a phone's screen.
+    await stack.server.db.query(
+      `insert into public.folders (owner_id, name)
+         select u.id, 'Shelf ' || lpad(g::text, 2, '0')
+           from auth.users u, generate_series(1, 30) g where u.email = $1`,
+      [user.email],
+    );
+    const narrow = await stack.newContext();
+    const phone = await narrow.newPage();
+    await phone.setViewportSize({ width: 360, height: 740 });
+    await signIn(phone, stack, user);
+    await phone.goto(`${stack.site.url}/files`);
+    await phone.locator('.rows li[data-name="Shelf 01"]').waitFor();
+    await phone.getByTestId('file-picker').setInputFiles({
+      name: 'zz-note.txt',
+      mimeType: 'text/plain',
+      buffer: Buffer.from('a note'),
+    });
+    const tray = phone.getByRole('region', { name: 'Uploads' });
+    const toggle = tray.locator('.tray-toggle');
+    await tray.locator('li.upload .upload-state[data-state="done"]').waitFor({ timeout: 60_000 });
+    // Done: it folds itself to its one line…
+    await expect
+      .poll(() => toggle.getAttribute('aria-expanded'), { timeout: 30_000 })
+      .toBe('false');
+    expect(await tray.locator('li.upload').count()).toBe(0);
+    expect(await toggle.textContent()).toMatch(/complete/i);
+    // …and opens again when asked, and stays open.
+    await toggle.click();
+    await tray.locator('li.upload').filter({ hasText: 'zz-note.txt' }).waitFor();
+
+    const overlap = (
+      a: { x: number; y: number; width: number; height: number } | null,
+      b: { x: number; y: number; width: number; height: number } | null,
+    ) => {
+      if (!a || !b) throw new Error('not on the page');
+      return (
+        a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height
+      );
+    };
+    await phone.getByRole('button', { name: 'Actions for Shelf 01' }).click();
+    await phone
+      .getByRole('menu', { name: 'Actions for Shelf 01' })
+      .getByRole('menuitem', { name: 'Move to Trash', exact: true })
+      .click();
+    const note = phone
+      .getByRole('region', { name: 'Notifications' })
+      .locator('li', { hasText: '“Shelf 01” moved to Trash.' });
+    await note.waitFor();
+    expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+    expect(overlap(await note.boundingBox(), await tray.boundingBox())).toBe(false);
+    await phone.screenshot({ path: `${shots}narrow-tray-and-toast.png` });
+
+    // The end of the list, scrolled to, is above the panel (open, then folded).
+    for (const state of ['true', 'false']) {
+      if ((await toggle.getAttribute('aria-expanded')) !== state) await toggle.click();
+      await phone.evaluate(() => {
+        const list = document.querySelector('.list-scroll');
+        list?.scrollTo(0, list.scrollHeight);
+        window.scrollTo(0, document.documentElement.scrollHeight);
+      });
+      const last = phone.locator('.rows li[data-name="zz-note.txt"]');
+      await last.waitFor();
+      await expect
+        .poll(async () => overlap(await last.boundingBox(), await tray.boundingBox()))
+        .toBe(false);
+    }
+    await narrow.close();
+  });
+
   it('the not-found screens pass the accessibility check too', async () => {
     await page.goto(`${stack.site.url}/no-such-page`);
     await page.getByRole('heading', { name: 'Page not found' }).waitFor();

@@ -10,6 +10,8 @@ const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 export interface Stack {
   server: RunningServer;
   site: { url: string; close(): Promise<void> };
+  /** The site by the name localhost (passkeys need a domain, not an IP address). */
+  namedUrl: string;
   browser: Browser;
   /**
    * A fresh browser context (its own storage: another device) pointed at this stack's backend,
@@ -21,26 +23,35 @@ export interface Stack {
 
 /** Starts the stack the browser tests run against (user tokens signed ES256, as `pnpm start`). */
 export async function startStack(): Promise<Stack> {
+  const site = await serveStatic(here('../dist'));
+  // Passkeys need a host name: the same page at localhost (see `namedUrl`).
+  const namedUrl = site.url.replace('//127.0.0.1:', '//localhost:');
   const server = await startServer({
     port: 0,
     signingKeys: [generateSigningKey('ES256')],
     migrationsDir: here('../backend/migrations'),
     functionsDir: here('../backend/functions'),
-    // GitHub and Google emulated, as `pnpm start` has them (apps/web/backend/config.toml).
+    // GitHub and Google emulated, and passkeys, as `pnpm start` has them
+    // (apps/web/backend/config.toml).
     auth: {
       passwordMinLength: 8,
       rateLimits: false,
       emulateProviders: true,
       manualLinking: true,
       external: { github: {}, google: {} },
+      passkey: { enabled: true },
+      webauthn: { rpId: 'localhost', rpDisplayName: 'Drive', rpOrigins: [namedUrl] },
     },
     log: false,
+  }).catch(async (error: unknown) => {
+    await site.close();
+    throw error;
   });
-  const site = await serveStatic(here('../dist'));
   const browser = await launchChromium();
   return {
     server,
     site,
+    namedUrl,
     browser,
     async newContext(options = {}) {
       const context = await browser.newContext({

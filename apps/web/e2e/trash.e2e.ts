@@ -247,6 +247,54 @@ describe('Trash and Undo, as a new user', () => {
       .toBe(0);
   });
 
+  it('deleting a folder forever keeps what was deleted from it before, restorable', async () => {
+    await page.goto(`${stack.site.url}/files`);
+    await page.getByRole('button', { name: 'New folder' }).click();
+    const create = page.getByRole('dialog', { name: 'New folder' });
+    await create.getByLabel('Folder name').fill('Keepsakes');
+    await create.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('button', { name: /^Keepsakes, Folder/ }).click();
+    await page.getByRole('navigation', { name: 'Breadcrumbs' }).getByText('Keepsakes').waitFor();
+    await upload('trash-inner.txt');
+    await menu('trash-inner.txt', 'Move to Trash');
+    await row(page, 'trash-inner.txt').waitFor({ state: 'detached' });
+    await page
+      .getByRole('navigation', { name: 'Breadcrumbs' })
+      .getByRole('link', { name: 'My files' })
+      .click();
+    await menu('Keepsakes', 'Move to Trash');
+    await row(page, 'Keepsakes').waitFor({ state: 'detached' });
+
+    await page.goto(`${stack.site.url}/trash`);
+    await row(page, 'Keepsakes').waitFor();
+    expect(await row(page, 'trash-inner.txt').locator('.c-type').textContent()).toBe(
+      'My files › Keepsakes',
+    );
+    await menu('Keepsakes', 'Delete forever');
+    await page
+      .getByRole('dialog', { name: 'Delete forever' })
+      .getByRole('button', { name: 'Delete forever' })
+      .click();
+    await toast(page, '“Keepsakes” deleted forever.').waitFor();
+    await row(page, 'Keepsakes').waitFor({ state: 'detached' });
+    // The file deleted by itself before is still in the Trash; its folder is gone.
+    await expect
+      .poll(() => row(page, 'trash-inner.txt').locator('.c-type').textContent())
+      .toBe('My files');
+
+    await menu('trash-inner.txt', 'Restore');
+    await toast(page, 'Restored “trash-inner.txt”.').waitFor();
+    await page.goto(`${stack.site.url}/files`);
+    await row(page, 'trash-inner.txt').waitFor();
+    const left = await stack.server.db.query<{ files: number; objects: number; folders: number }>(
+      `select (select count(*)::int from public.files where owner_id = $1 and trashed_at is null) as files,
+              (select count(*)::int from storage.objects where bucket_id = 'files' and name like $2) as objects,
+              (select count(*)::int from public.folders where owner_id = $1) as folders`,
+      [uid, `${uid}/%`],
+    );
+    expect(left.rows[0]).toEqual({ files: 1, objects: 1, folders: 0 });
+  });
+
   it('threw no uncaught error in the page', () => {
     expect(errors).toEqual([]);
   });

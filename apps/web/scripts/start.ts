@@ -62,14 +62,21 @@ const site = await serveStatic(here('../dist'), {
   console.error(`Could not serve the web app: ${error instanceof Error ? error.message : error}`);
   process.exit(1);
 });
+// A passkey needs a domain, not an IP address: the same page by the name localhost.
+const passkeyOrigin = site.url.replace('//127.0.0.1:', '//localhost:');
 const backend = await startServer({
   projectDir: here('../backend'),
   ...(backendPort === undefined ? {} : { port: backendPort }),
   dataDir,
   signingKeys: await signingKeys(),
   // Links in mails lead to the page served here. GitHub and Google (config.toml) are
-  // emulated: their sign-in is a local page where you pick or type the account.
-  auth: { siteUrl: site.url, emulateProviders: true },
+  // emulated: their sign-in is a local page where you pick or type the account. Passkeys
+  // work on the page's name (localhost).
+  auth: {
+    siteUrl: site.url,
+    emulateProviders: true,
+    webauthn: { rpId: 'localhost', rpDisplayName: 'Drive', rpOrigins: [passkeyOrigin] },
+  },
 }).catch(async (error: unknown) => {
   console.error(`Could not start the backend: ${error instanceof Error ? error.message : error}`);
   await site.close();
@@ -82,6 +89,7 @@ const stopPurge = scheduleTrashPurge(backend.url, backend.serviceRoleKey);
 
 console.log(`
   Drive is running: ${site.url}
+  With passkeys:    ${passkeyOrigin}
 
   Demo account:  demo@example.com / drive-demo-password
   Backend:       ${backend.url} (anon key ${backend.anonKey.slice(0, 16)}…)

@@ -38,6 +38,14 @@ export {
   useMfaEnrollment,
 } from './mfa';
 export {
+  type PasskeyAuthLike,
+  type PasskeyLike,
+  type PasskeySignIn,
+  type PasskeysState,
+  usePasskeySignIn,
+  usePasskeys,
+} from './passkeys';
+export {
   BackendProvider,
   type BackendProviderProps,
   createQueryClient,

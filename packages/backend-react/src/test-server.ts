@@ -2,16 +2,20 @@
  * Test support (not exported by the package): SDK clients of the real backend-server that
  * test/global-setup.ts starts, signed in as fresh users.
  */
-import { type Client, createClient } from '@app/backend-sdk';
+import { type Client, createClient, type WebAuthnDriver } from '@app/backend-sdk';
+import { withPasskeys } from '@app/backend-sdk/webauthn';
 import { inject } from 'vitest';
 
-export type TestClient = Client;
+export type TestClient = ReturnType<typeof withPasskeys<Client>>;
 
-/** A client with its own in-memory session. */
-export function newClient(): TestClient {
+/**
+ * A client with its own in-memory session, and the passkey ceremonies (`withPasskeys`) with
+ * `webauthn` as the browser's prompt.
+ */
+export function newClient(options: { webauthn?: WebAuthnDriver } = {}): TestClient {
   const { url, anonKey } = inject('backend');
   const memory = new Map<string, string>();
-  return createClient(url, anonKey, {
+  const client = createClient(url, anonKey, {
     auth: {
       storage: {
         getItem: (k: string) => memory.get(k) ?? null,
@@ -21,6 +25,7 @@ export function newClient(): TestClient {
       autoRefreshToken: false,
     },
   } as never);
+  return withPasskeys(client, options.webauthn ? { driver: options.webauthn } : {});
 }
 
 let n = 0;

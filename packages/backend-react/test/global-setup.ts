@@ -21,6 +21,9 @@ export default async function setup(project: TestProject) {
     signingKeys: [generateSigningKey('ES256')],
     auth: {
       rateLimits: false,
+      // Passkeys for the passkey hooks' tests (a software authenticator plays the browser).
+      passkey: { enabled: true },
+      webauthn: { rpId: 'localhost', rpOrigins: ['http://localhost:5173'] },
       // OAuth through the emulated provider (a local page), identity linking on.
       emulateProviders: true,
       manualLinking: true,

@@ -19,6 +19,11 @@ const budgets = [
     limit: 14 * 1024,
   },
   {
+    name: 'WebAuthn helpers (@app/backend-sdk/webauthn)',
+    entry: 'export * from "./src/webauthn/index.ts";',
+    limit: 4 * 1024,
+  },
+  {
     name: 'REST only (@app/backend-sdk/rest)',
     entry: 'export * from "./src/rest/index.ts";',
     limit: 6 * 1024,

@@ -44,6 +44,15 @@ describe('config.toml (hosted CLI layout)', () => {
         sign_in_sign_ups = 20
         token_verifications = 10
         email_sent = 4
+        [auth.mfa.web_authn]
+        enroll_enabled = true
+        verify_enabled = false
+        [auth.passkey]
+        enabled = true
+        [auth.webauthn]
+        rp_display_name = "Drive"
+        rp_id = "localhost"
+        rp_origins = ["http://localhost:5173"]
         [storage]
         file_size_limit = "5GiB"
         [functions.share]
@@ -74,6 +83,13 @@ describe('config.toml (hosted CLI layout)', () => {
         securePasswordChange: true,
         otpExpiry: 900,
         rateLimits: { tokenPerIp: 20, otpPerIp: 10, emailPerAddress: 4 },
+        passkey: { enabled: true },
+        webauthn: {
+          rpId: 'localhost',
+          rpDisplayName: 'Drive',
+          rpOrigins: ['http://localhost:5173'],
+        },
+        mfa: { webauthn: { enroll: true, verify: false } },
       },
       storage: { fileSizeLimit: 5 * 1024 ** 3 },
     });

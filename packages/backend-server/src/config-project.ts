@@ -116,6 +116,8 @@ function externalProviders(toml: Table, file: string): ExternalOptions | undefin
  * `enable_manual_linking`; `[auth.external.<name>]` (see {@link externalProviders});
  * `[auth.email] enable_confirmations`, `secure_password_change`, `otp_expiry`;
  * `[auth.rate_limit] sign_in_sign_ups`, `token_verifications`, `email_sent`;
+ * `[auth.passkey] enabled`; `[auth.webauthn] rp_id`, `rp_display_name`, `rp_origins`;
+ * `[auth.mfa.web_authn] enroll_enabled`, `verify_enabled`;
  * `[storage] file_size_limit`; `[functions.<name>] verify_jwt` (read while running). Other
  * keys are ignored.
  */
@@ -173,6 +175,18 @@ export async function projectOptions(dir: string): Promise<StartServerOptions> {
     securePasswordChange: get<boolean>('auth.email.secure_password_change', 'boolean'),
     otpExpiry: get<number>('auth.email.otp_expiry', 'number'),
     rateLimits,
+    passkey: some({ enabled: get<boolean>('auth.passkey.enabled', 'boolean') }),
+    webauthn: some({
+      rpId: get<string>('auth.webauthn.rp_id', 'string'),
+      rpDisplayName: get<string>('auth.webauthn.rp_display_name', 'string'),
+      rpOrigins: get<string[]>('auth.webauthn.rp_origins', 'array'),
+    }),
+    mfa: some({
+      webauthn: some({
+        enroll: get<boolean>('auth.mfa.web_authn.enroll_enabled', 'boolean'),
+        verify: get<boolean>('auth.mfa.web_authn.verify_enabled', 'boolean'),
+      }),
+    }),
     manualLinking: get<boolean>('auth.enable_manual_linking', 'boolean'),
     external: externalProviders(toml, file),
   });

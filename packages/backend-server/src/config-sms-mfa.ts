@@ -67,6 +67,14 @@ export interface MfaOptions {
     template?: string;
     maxFrequency?: number;
   };
+  /**
+   * WebAuthn (security key / passkey) factors: enrolment and verification. Default both false,
+   * as hosted (opt-in). The relying party is `auth.webauthn`.
+   *
+   * @example
+   * startServer({ auth: { mfa: { webauthn: { enroll: true, verify: true } } } });
+   */
+  webauthn?: { enroll?: boolean; verify?: boolean };
   /** Seconds a challenge can be verified. Default 300 (the least allowed). */
   challengeExpiry?: number;
   /** Seconds an unverified factor without challenges is kept. Default 300 (the least allowed). */
@@ -97,6 +105,7 @@ export interface ResolvedMfa {
     template: string;
     maxFrequency: number;
   };
+  webauthn: { enroll: boolean; verify: boolean };
   challengeExpiry: number;
   factorExpiry: number;
 }
@@ -144,6 +153,7 @@ export function resolveMfa(o: MfaOptions = {}): ResolvedMfa {
       template: o.phone?.template || TEMPLATE,
       maxFrequency: o.phone?.maxFrequency || 60,
     },
+    webauthn: { enroll: o.webauthn?.enroll ?? false, verify: o.webauthn?.verify ?? false },
     challengeExpiry: Math.max(300, o.challengeExpiry ?? 300),
     factorExpiry: Math.max(300, o.factorExpiry ?? 300),
   };

@@ -13,6 +13,14 @@ import {
   resolveSms,
   type SmsOptions,
 } from './config-sms-mfa';
+import {
+  type PasskeyOptions,
+  type ResolvedPasskey,
+  type ResolvedWebAuthn,
+  resolvePasskey,
+  resolveWebAuthn,
+  type WebAuthnOptions,
+} from './config-webauthn';
 import { type SigningKeyJwk, SigningKeys } from './http/signing-keys';
 import {
   checkOpaqueKey,
@@ -28,6 +36,7 @@ export type {
   OidcProviderOptions,
 } from './config-external';
 export type { MfaOptions, SmsOptions, TwilioOptions } from './config-sms-mfa';
+export type { PasskeyOptions, WebAuthnOptions } from './config-webauthn';
 
 /** Auth (GoTrue) settings. */
 export interface AuthOptions {
@@ -60,6 +69,10 @@ export interface AuthOptions {
   sms?: SmsOptions;
   /** Multi-factor authentication (see {@link MfaOptions}). */
   mfa?: MfaOptions;
+  /** Passkey sign-in and registration (see {@link PasskeyOptions}). */
+  passkey?: PasskeyOptions;
+  /** The WebAuthn relying party of passkeys and WebAuthn factors (see {@link WebAuthnOptions}). */
+  webauthn?: WebAuthnOptions;
   /**
    * No new users through sign-up, anonymous sign-in or OTP / magic link (GoTrue's
    * `DISABLE_SIGNUP`): 422 `signup_disabled`. The admin API still creates and invites users.
@@ -132,6 +145,8 @@ export interface AuthRateLimits {
   smsSent: number;
   /** MFA challenge requests, and verify requests, per IP per minute (each counted apart). */
   mfaPerIp: number;
+  /** Passkey sign-in challenges (`POST /passkeys/authentication/options`) per IP per 5 minutes. */
+  passkeyPerIp: number;
 }
 
 /** REST (PostgREST) settings. */
@@ -345,6 +360,8 @@ export interface ServerConfig {
       | 'hooks'
       | 'sms'
       | 'mfa'
+      | 'passkey'
+      | 'webauthn'
       | 'external'
       | 'manualLinking'
       | 'emulateProviders'
@@ -356,6 +373,8 @@ export interface ServerConfig {
     hooks: { customAccessToken: string | null };
     sms: ResolvedSms;
     mfa: ResolvedMfa;
+    passkey: ResolvedPasskey;
+    webauthn: ResolvedWebAuthn;
     /** External providers, manual linking and the emulated provider. */
     external: ResolvedExternal;
   };
@@ -390,6 +409,7 @@ export const DEFAULT_RATE_LIMITS: AuthRateLimits = {
   otpPerIp: 30,
   smsSent: 30,
   mfaPerIp: 15,
+  passkeyPerIp: 30,
 };
 
 const abs = (path: string | undefined) => (path ? resolve(path) : null);
@@ -466,6 +486,8 @@ export async function resolveConfig(given: StartServerOptions = {}): Promise<Ser
       rateLimits,
       sms: resolveSms(auth.sms),
       mfa: resolveMfa(auth.mfa),
+      passkey: resolvePasskey(auth.passkey),
+      webauthn: resolveWebAuthn(auth.webauthn),
       external: resolveExternal(auth.external, {
         manualLinking: auth.manualLinking,
         emulate: auth.emulateProviders,

@@ -1,7 +1,14 @@
 /**
  * `@app/backend-server` — a Supabase-compatible backend in one Node process.
  */
-export type { AuthOptions, RestOptions, ServerConfig, StartServerOptions } from './config';
+export type {
+  AuthOptions,
+  PasskeyOptions,
+  RestOptions,
+  ServerConfig,
+  StartServerOptions,
+  WebAuthnOptions,
+} from './config';
 export type { Database } from './db/index';
 export {
   type SigningKeyInfo,
@@ -19,3 +26,9 @@ export {
   generateSigningKey,
 } from './keys';
 export { type RunningServer, startServer } from './server';
+export {
+  type AssertionJson,
+  type RegistrationJson,
+  SoftwareAuthenticator,
+  type Tamper,
+} from './testing/software-authenticator';

@@ -134,14 +134,21 @@ function Row({
   );
 }
 
+/** How long finished uploads stay in view before the tray folds itself to its summary. */
+export const FOLD_WHEN_DONE_MS = 5000;
+
 /**
  * The upload tray: one row per upload, with actions for each and for all. Uploads left
  * unfinished by a reload or a crash are listed as incomplete: Resume takes the file from its
  * handle where the browser kept one, else asks for the same file again. The tray folds to its
- * one-line summary, and the page keeps room for it so it never covers the list.
+ * one-line summary — by itself a few seconds after every upload is done (not while the pointer
+ * or the focus is in it; once per batch, so a tray opened again stays open) — and the page
+ * keeps room for it so it never covers the list (nor, on a narrow screen, the toasts).
  */
 export function UploadTray({ view }: { view: UploadQueueView<FileRow> }) {
   const [open, setOpen] = useState(true);
+  const [held, setHeld] = useState(false);
+  const autoFolded = useRef(false);
   const [problems, setProblems] = useState<string[]>([]);
   const [now, setNow] = useState(() => Date.now());
   const [picking, setPicking] = useState<UploadItem<FileRow> | null>(null);
@@ -163,9 +170,23 @@ export function UploadTray({ view }: { view: UploadQueueView<FileRow> }) {
   }, [retrying]);
   // Opens again when new uploads come while it is folded.
   useEffect(() => {
-    if (unfinished > wasUnfinished.current) setOpen(true);
+    if (unfinished > wasUnfinished.current) {
+      setOpen(true);
+      autoFolded.current = false;
+    }
     wasUnfinished.current = unfinished;
   }, [unfinished]);
+  // Out of the way once everything is done (and nothing needs the user's attention).
+  const allDone =
+    view.items.length > 0 && problems.length === 0 && view.items.every((i) => i.state === 'done');
+  useEffect(() => {
+    if (!allDone || !open || held || autoFolded.current) return;
+    const timer = setTimeout(() => {
+      autoFolded.current = true;
+      setOpen(false);
+    }, FOLD_WHEN_DONE_MS);
+    return () => clearTimeout(timer);
+  }, [allDone, open, held]);
   // Room at the bottom of the page for the tray, so the end of the list is never under it.
   const shown = view.items.length > 0 || problems.length > 0;
   useLayoutEffect(() => {
@@ -223,7 +244,17 @@ export function UploadTray({ view }: { view: UploadQueueView<FileRow> }) {
   const anyRunning = view.items.some((i) => ['queued', 'uploading', 'retrying'].includes(i.state));
 
   return (
-    <section className={`tray${open ? '' : ' tray-folded'}`} aria-label="Uploads" ref={tray}>
+    <section
+      className={`tray${open ? '' : ' tray-folded'}`}
+      aria-label="Uploads"
+      ref={tray}
+      onPointerEnter={() => setHeld(true)}
+      onPointerLeave={() => setHeld(false)}
+      onFocus={() => setHeld(true)}
+      onBlur={(e) => {
+        if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setHeld(false);
+      }}
+    >
       <div className="tray-head">
         <button
           type="button"

@@ -3,7 +3,14 @@
  * official client's), typed loosely where the SDK's own generics would otherwise need a
  * generated `Database` type.
  */
-import type { ChannelLike, MfaLike, ResultLike, SessionLike, UserLike } from '@app/backend-react';
+import type {
+  ChannelLike,
+  MfaLike,
+  PasskeyAuthLike,
+  ResultLike,
+  SessionLike,
+  UserLike,
+} from '@app/backend-react';
 
 /** A PostgREST query being built; awaiting it runs it. */
 export interface Query<T = unknown> extends PromiseLike<ResultLike<T>> {
@@ -58,6 +65,10 @@ export interface AuthApi {
   setSession(tokens: { access_token: string; refresh_token: string }): Promise<ResultLike<unknown>>;
   /** 2-step verification (authenticator-app factors). */
   mfa: MfaLike;
+  /** Passkeys: sign-in, and the user's passkeys in Settings. */
+  passkey: PasskeyAuthLike['passkey'];
+  signInWithPasskey: PasskeyAuthLike['signInWithPasskey'];
+  registerPasskey: PasskeyAuthLike['registerPasskey'];
   /** Sign-in with a provider (GitHub, Google, …): the page goes to the provider. */
   signInWithOAuth(credentials: {
     provider: string;

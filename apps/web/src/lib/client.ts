@@ -1,4 +1,5 @@
 import { createClient } from '@app/backend-sdk';
+import { withPasskeys } from '@app/backend-sdk/webauthn';
 import type { DriveClient } from './client-types';
 
 /** The well-known anon key of a local backend (default secret). */
@@ -23,8 +24,8 @@ export function backendConfig(
   };
 }
 
-/** The one SDK client of the app. */
+/** The one SDK client of the app, with the passkey ceremonies (the browser's prompt). */
 export function createDriveClient(): DriveClient {
   const { url, anonKey } = backendConfig();
-  return createClient(url, anonKey) as unknown as DriveClient;
+  return withPasskeys(createClient(url, anonKey)) as unknown as DriveClient;
 }

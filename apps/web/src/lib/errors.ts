@@ -27,6 +27,11 @@ export type UserErrorKind =
   | 'rate_limited'
   | 'wrong_code'
   | 'code_needed'
+  | 'passkey_cancelled'
+  | 'passkey_refused'
+  | 'passkey_unsupported'
+  | 'passkey_exists'
+  | 'passkey_limit'
   | 'last_sign_in_method'
   | 'identity_linked'
   | 'linking_off'
@@ -105,6 +110,33 @@ export function toUserError(
     f.code === 'mfa_ip_address_mismatch'
   ) {
     return known('wrong_code', 'That code is not right. Enter the code your app shows now.');
+  }
+  // Passkeys: the browser's prompt (DOM error names) and the server's WebAuthn checks.
+  if (f.code === 'NotAllowedError' || f.code === 'AbortError') {
+    return known('passkey_cancelled', 'The passkey prompt was closed before it finished.');
+  }
+  if (f.code === 'InvalidStateError' || f.code === 'webauthn_credential_exists') {
+    return known('passkey_exists', 'This device already has a passkey for your account.');
+  }
+  if (
+    f.code === 'webauthn_unsupported' ||
+    f.code === 'SecurityError' ||
+    f.code === 'NotSupportedError' ||
+    f.code === 'passkey_disabled'
+  ) {
+    return known('passkey_unsupported', 'Passkeys cannot be used in this browser or on this site.');
+  }
+  if (f.code.startsWith('webauthn_')) {
+    return known(
+      'passkey_refused',
+      'That passkey was not accepted. Try again, or sign in with your email and password.',
+    );
+  }
+  if (f.code === 'too_many_passkeys') {
+    return known(
+      'passkey_limit',
+      'You have as many passkeys as an account can have. Remove one first.',
+    );
   }
   if (f.code === 'insufficient_aal') {
     return known('code_needed', 'Enter a code from your authenticator app first.');

@@ -5,6 +5,7 @@ import { ErrorText } from '../components/ErrorText';
 import type { AuthApi } from '../lib/client-types';
 import { readRecoveryError } from '../lib/recovery';
 import { markSignedIn, markSignOutByUser } from '../lib/session';
+import { PasskeySignInButton } from './Passkeys';
 import { ProviderButtons } from './SignInMethods';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -115,6 +116,7 @@ export function SignIn() {
         </button>
       </form>
       <ProviderButtons />
+      <PasskeySignInButton />
       <p className="links">
         <Link to="/forgot-password">Forgot your password?</Link>
         <span>

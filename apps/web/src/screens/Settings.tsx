@@ -15,6 +15,7 @@ import { setTheme, storedTheme, type Theme } from '../lib/theme';
 import { forgetThumbnails } from '../lib/thumbnails';
 import { useDrive } from '../lib/use-drive';
 import { deleteForever } from '../lib/views-api';
+import { PasskeySettings } from './Passkeys';
 import { SignInMethods } from './SignInMethods';
 import { TwoStepSettings } from './TwoStep';
 
@@ -223,6 +224,9 @@ export default function SettingsScreen() {
       </Section>
       <Section title="Sign-in methods">
         <SignInMethods />
+      </Section>
+      <Section title="Passkeys">
+        <PasskeySettings />
       </Section>
       <Section title="2-step verification">
         <TwoStepSettings />

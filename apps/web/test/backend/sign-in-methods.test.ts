@@ -3,21 +3,16 @@
  * `pnpm start`): the account's profile is named after the provider's profile, and the
  * account can read only its own profile.
  */
-import { fileURLToPath } from 'node:url';
 import { createClient } from '@app/backend-sdk';
-import { type RunningServer, startServer } from '@app/backend-server';
+import type { RunningServer } from '@app/backend-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDriveServer } from './support';
 
-const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 let server: RunningServer;
 
 beforeAll(async () => {
-  server = await startServer({
-    port: 0,
-    migrationsDir: here('../../backend/migrations'),
+  server = await startDriveServer({
     auth: {
-      passwordMinLength: 8,
-      rateLimits: false,
       emulateProviders: true,
       manualLinking: true,
       external: { github: {} },

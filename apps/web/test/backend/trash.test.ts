@@ -3,103 +3,26 @@
  * backend-server with Drive's migrations and functions — as two users, so row level security
  * is what is tested.
  */
-import { fileURLToPath } from 'node:url';
-import { type Client, createClient } from '@app/backend-sdk';
-import { type RunningServer, startServer } from '@app/backend-server';
+import type { RunningServer } from '@app/backend-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scheduleTrashPurge } from '../../scripts/trash-purge';
-
-const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+import {
+  file,
+  folder,
+  get,
+  newUser as newUserOf,
+  type Row,
+  rpc,
+  startDriveServer,
+  trashFunction,
+  usage,
+} from './support';
 
 let server: RunningServer;
-let n = 0;
-
-async function newUser(): Promise<Client & { uid: string }> {
-  const memory = new Map<string, string>();
-  const client = createClient(server.url, server.anonKey, {
-    auth: {
-      storage: {
-        getItem: (k: string) => memory.get(k) ?? null,
-        setItem: (k: string, v: string) => void memory.set(k, v),
-        removeItem: (k: string) => void memory.delete(k),
-      },
-      autoRefreshToken: false,
-    },
-  } as never);
-  n += 1;
-  const { data, error } = await client.auth.signUp({
-    email: `trash-${Date.now()}-${n}@example.com`,
-    password: 'correct horse battery',
-  });
-  if (error) throw error;
-  return Object.assign(client, { uid: (data as { user: { id: string } }).user.id });
-}
-
-type Row = Record<string, unknown> & { id: string; name: string };
-
-async function folder(c: Client, name: string, parent: string | null = null): Promise<Row> {
-  const { data, error } = await c
-    .from('folders')
-    .insert({ name, parent_id: parent })
-    .select()
-    .single();
-  if (error) throw error;
-  return data as Row;
-}
-
-/** Uploads a file the way Drive does: begin_upload, the object, then ready. */
-async function file(
-  c: Client,
-  name: string,
-  folderId: string | null,
-  body = 'hello',
-): Promise<Row> {
-  const begun = await c
-    .rpc('begin_upload', { p_folder_id: folderId, p_name: name, p_size: body.length })
-    .single();
-  if (begun.error) throw begun.error;
-  const row = begun.data as Row & { object_path: string };
-  const up = await c.storage
-    .from('files')
-    .upload(row.object_path, new Blob([body], { type: 'text/plain' }));
-  if (up.error) throw up.error;
-  const ready = await c
-    .from('files')
-    .update({ status: 'ready' })
-    .eq('id', row.id)
-    .select()
-    .single();
-  if (ready.error) throw ready.error;
-  return ready.data as Row;
-}
-
-async function rpc<T>(c: Client, name: string, args: Record<string, unknown> = {}): Promise<T> {
-  const { data, error } = await c.rpc(name, args);
-  if (error) throw error;
-  return data as T;
-}
-
-const get = async (c: Client, table: 'files' | 'folders', id: string) =>
-  (await c.from(table).select('*').eq('id', id).maybeSingle()).data as Row | null;
-
-const usage = async (c: Client) =>
-  Number(
-    ((await c.rpc('storage_usage').single()).data as { used_bytes: number | string }).used_bytes,
-  );
-
-async function trashFunction(c: Client, body: unknown) {
-  const { data, error } = await c.functions.invoke('trash', { body: body as never });
-  return { data: data as { deleted: number; objects: number } | null, error };
-}
+const newUser = () => newUserOf(server);
 
 beforeAll(async () => {
-  server = await startServer({
-    port: 0,
-    migrationsDir: here('../../backend/migrations'),
-    functionsDir: here('../../backend/functions'),
-    auth: { passwordMinLength: 8, rateLimits: false },
-    log: false,
-  });
+  server = await startDriveServer();
 });
 afterAll(async () => {
   await server?.stop();

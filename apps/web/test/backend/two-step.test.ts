@@ -3,13 +3,12 @@
  * user turns it on, their files, folders, shares and stored objects are readable only by an
  * aal2 session — through the SDK against a real backend-server with Drive's migrations.
  */
-import { fileURLToPath } from 'node:url';
 import { type Client, createClient } from '@app/backend-sdk';
-import { type RunningServer, startServer } from '@app/backend-server';
+import type { RunningServer } from '@app/backend-server';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDriveServer } from './support';
 
-const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const PASSWORD = 'correct horse battery';
 let server: RunningServer;
 
@@ -66,12 +65,7 @@ async function visible(client: Client, path: string) {
 }
 
 beforeAll(async () => {
-  server = await startServer({
-    port: 0,
-    migrationsDir: here('../../backend/migrations'),
-    auth: { passwordMinLength: 8, rateLimits: false },
-    log: false,
-  });
+  server = await startDriveServer();
 }, 120_000);
 afterAll(async () => {
   await server?.stop();

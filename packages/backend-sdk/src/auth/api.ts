@@ -12,7 +12,7 @@ export const API_VERSION = '2024-01-01';
 
 /** One request to the auth server. */
 export interface AuthRequest {
-  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Path below `/auth/v1`, e.g. `/token`. */
   path: string;
   /** Query parameters; undefined values are left out. */

@@ -79,8 +79,12 @@ export class AuthClient extends SessionManager {
     return { code_challenge: challenge, code_challenge_method: method };
   }
 
-  /** Saves the session of a sign-in response and returns `{ user, session }`. */
-  private async signedIn(
+  /**
+   * Saves the session of a sign-in response and returns `{ user, session }`.
+   *
+   * @internal for `@app/backend-sdk/webauthn`, whose passkey sign-in signs in this client.
+   */
+  async signedIn(
     body: unknown,
     event: 'SIGNED_IN' | 'PASSWORD_RECOVERY' | 'USER_UPDATED' = 'SIGNED_IN',
   ) {
@@ -259,8 +263,12 @@ export class AuthClient extends SessionManager {
     });
   }
 
-  /** The signed-in session or an `AuthSessionMissing` error. */
-  private async requireSession(): Promise<Session> {
+  /**
+   * The signed-in session or an `AuthSessionMissing` error.
+   *
+   * @internal for `@app/backend-sdk/webauthn` (the passkey calls need a session).
+   */
+  async requireSession(): Promise<Session> {
     const { data, error } = await this.getSession();
     if (error) throw error;
     if (!data.session)

@@ -32,6 +32,8 @@ export {
   type MfaResult,
   type PhoneEnrollment,
   type TotpEnrollment,
+  type WebAuthnAnswer,
+  type WebAuthnEnrollment,
 } from './mfa';
 export type {
   OAuthOptions,
@@ -41,6 +43,7 @@ export type {
   SignInWithSSO,
   SignInWithWeb3Credentials,
 } from './oauth';
+export type { Passkey, PasskeyOptions } from './passkeys';
 export { createScheduler, refreshMargin, type Scheduler, type Timers } from './refresh';
 export { SessionManager } from './session';
 export { memoryStorage } from './storage';
@@ -62,3 +65,10 @@ export type {
   UserIdentity,
   VerifyOtpParams,
 } from './types';
+export type {
+  CreationOptionsJson,
+  CredentialJson,
+  DescriptorJson,
+  RequestOptionsJson,
+  WebAuthnDriver,
+} from './webauthn';

@@ -7,6 +7,7 @@ import type { AuthError } from '../errors';
 import type { Http } from '../http/index';
 import { asSession, attempt, authFetch, jwtPayload } from './api';
 import type { AuthResult, Session, User } from './types';
+import type { CreationOptionsJson, CredentialJson, RequestOptionsJson } from './webauthn';
 
 /** `{ data, error }` with `data: null` on error (the official client's MFA results). */
 export type MfaResult<T> = { data: T; error: null } | { data: null; error: AuthError };
@@ -51,13 +52,34 @@ export interface PhoneEnrollment {
 /** Parameters of `enroll`. */
 export type EnrollParams =
   | { factorType: 'totp'; friendlyName?: string; issuer?: string }
-  | { factorType: 'phone'; phone: string; friendlyName?: string };
+  | { factorType: 'phone'; phone: string; friendlyName?: string }
+  | { factorType: 'webauthn'; friendlyName?: string };
 
-/** A challenge to verify before `expires_at` (Unix seconds). */
+/** A new WebAuthn factor: its first challenge registers the security key or passkey. */
+export interface WebAuthnEnrollment {
+  id: string;
+  type: 'webauthn';
+  friendly_name: string;
+}
+
+/**
+ * A challenge to verify before `expires_at` (Unix seconds). A WebAuthn factor's carries the
+ * options of the browser's prompt (JSON, base64url binary): `create` registers the key of a
+ * new factor, `request` asks a verified factor's key to sign.
+ */
 export interface Challenge {
   id: string;
   type: 'totp' | 'phone' | 'webauthn';
   expires_at: number;
+  webauthn?:
+    | { type: 'create'; credential_options: { publicKey: CreationOptionsJson } }
+    | { type: 'request'; credential_options: { publicKey: RequestOptionsJson } };
+}
+
+/** The answer to a WebAuthn factor's challenge: the credential (JSON or `PublicKeyCredential`). */
+export interface WebAuthnAnswer {
+  type: 'create' | 'request';
+  credential_response: CredentialJson | PublicKeyCredential;
 }
 
 /** Lists of factors: all, and the verified ones by type. */
@@ -127,14 +149,24 @@ export class MfaApi {
     phone: string;
     friendlyName?: string;
   }): Promise<MfaResult<PhoneEnrollment>>;
-  enroll(params: EnrollParams): Promise<MfaResult<TotpEnrollment | PhoneEnrollment>>;
-  enroll(params: EnrollParams): Promise<MfaResult<TotpEnrollment | PhoneEnrollment>> {
+  enroll(params: {
+    factorType: 'webauthn';
+    friendlyName?: string;
+  }): Promise<MfaResult<WebAuthnEnrollment>>;
+  enroll(
+    params: EnrollParams,
+  ): Promise<MfaResult<TotpEnrollment | PhoneEnrollment | WebAuthnEnrollment>>;
+  enroll(
+    params: EnrollParams,
+  ): Promise<MfaResult<TotpEnrollment | PhoneEnrollment | WebAuthnEnrollment>> {
     return run(async () => {
       const body = (await this.call('POST', '/factors', {
         friendly_name: params.friendlyName,
         factor_type: params.factorType,
-        ...(params.factorType === 'phone' ? { phone: params.phone } : { issuer: params.issuer }),
-      })) as TotpEnrollment | PhoneEnrollment;
+        ...(params.factorType === 'phone'
+          ? { phone: params.phone }
+          : { issuer: (params as { issuer?: string }).issuer }),
+      })) as TotpEnrollment | PhoneEnrollment | WebAuthnEnrollment;
       if (body.type === 'totp' && body.totp?.qr_code) {
         body.totp.qr_code = `data:image/svg+xml;utf-8,${body.totp.qr_code}`;
       }
@@ -159,21 +191,26 @@ export class MfaApi {
   }
 
   /**
-   * Verifies a challenge with the code; on success the session becomes aal2 and is saved
-   * (MFA_CHALLENGE_VERIFIED). A first verification also verifies the factor.
+   * Verifies a challenge with the code (a WebAuthn factor: with the browser's credential);
+   * on success the session becomes aal2 and is saved (MFA_CHALLENGE_VERIFIED). A first
+   * verification also verifies the factor.
    *
    * @example
    * const { error } = await auth.mfa.verify({ factorId, challengeId, code: '123456' });
+   * await auth.mfa.verify({ factorId, challengeId, webauthn: { type: 'request', credential_response } });
    */
-  verify(params: {
-    factorId: string;
-    challengeId: string;
-    code: string;
-  }): Promise<MfaResult<Session>> {
+  verify(
+    params: { factorId: string; challengeId: string } & (
+      | { code: string }
+      | { webauthn: WebAuthnAnswer }
+    ),
+  ): Promise<MfaResult<Session>> {
+    const { factorId, challengeId, ...answer } = params;
     return run(async () => {
-      const body = await this.call('POST', factorPath(params.factorId, '/verify'), {
-        challenge_id: params.challengeId,
-        code: params.code,
+      // `code`, or `webauthn` (a `PublicKeyCredential` goes out through its own `toJSON()`).
+      const body = await this.call('POST', factorPath(factorId, '/verify'), {
+        challenge_id: challengeId,
+        ...answer,
       });
       const session = asSession(body, this.host.now());
       if (!session) throw new TypeError('The server answered without a session');

@@ -11,7 +11,7 @@ type FetchLike = (input: Request | string | URL, init?: RequestInit) => Promise<
 export function officialClient(
   url: string,
   key: string,
-  options: { fetch?: FetchLike; flowType?: 'implicit' | 'pkce' } = {},
+  options: { fetch?: FetchLike; flowType?: 'implicit' | 'pkce'; passkey?: boolean } = {},
 ): SupabaseClient {
   return createClient(url, key, {
     ...(options.fetch ? { global: { fetch: options.fetch as typeof fetch } } : {}),
@@ -20,6 +20,7 @@ export function officialClient(
       autoRefreshToken: false,
       detectSessionInUrl: false,
       ...(options.flowType ? { flowType: options.flowType } : {}),
+      ...(options.passkey ? { experimental: { passkey: true } } : {}),
     },
     realtime: { transport: WebSocket as never },
   });

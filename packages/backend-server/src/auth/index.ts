@@ -18,12 +18,14 @@ import { externalRoutes } from './routes/external';
 import { factorRoutes } from './routes/factors';
 import { identityRoutes } from './routes/identities';
 import { mailFlowRoutes } from './routes/mail-flows';
+import { passkeyRoutes } from './routes/passkeys';
 import { publicRoutes } from './routes/public';
 import { signupRoutes } from './routes/signup';
 import { tokenRoutes } from './routes/token';
 import { userRoutes } from './routes/user';
 import { verifyRoutes } from './routes/verify';
 import { AUTH_SQL } from './schema';
+import { WEBAUTHN_SQL } from './webauthn-schema';
 
 /**
  * The GoTrue-compatible auth service under `/auth/v1`: sign-up, sign-in (password, refresh,
@@ -33,7 +35,7 @@ import { AUTH_SQL } from './schema';
 export const authService: ServiceModule = {
   name: 'auth',
   basePath: '/auth/v1',
-  platformSql: AUTH_SQL,
+  platformSql: AUTH_SQL + WEBAUTHN_SQL,
   keyAuth: true,
   // The hosted gateway's open auth paths; everything else (health included) needs the key.
   openPaths: [
@@ -75,6 +77,7 @@ export const authService: ServiceModule = {
     adminUserRoutes(routes, ctx);
     factorRoutes(routes, ctx);
     adminFactorRoutes(routes, ctx);
+    passkeyRoutes(routes, ctx);
     externalRoutes(routes, ctx);
     emulatorRoutes(routes, ctx);
     identityRoutes(routes, ctx);

@@ -9,6 +9,7 @@ const LIMITS = {
   otpPerIp: 3,
   smsSent: 1,
   mfaPerIp: 2,
+  passkeyPerIp: 1,
 };
 
 function code(fn: () => void): string | null {

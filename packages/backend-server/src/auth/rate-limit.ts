@@ -11,6 +11,7 @@ const WINDOWS: Record<Bucket, number> = {
   otpPerIp: 300,
   smsSent: 3600,
   mfaPerIp: 60,
+  passkeyPerIp: 300,
 };
 
 /**

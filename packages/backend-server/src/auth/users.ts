@@ -34,7 +34,8 @@ const IDENTITIES = `(select coalesce(json_agg(json_build_object(
 export const FACTOR_FIELDS = `'id', f.id, 'created_at', ${iso('f.created_at')},
     'updated_at', ${iso('f.updated_at')}, 'status', f.status, 'friendly_name', f.friendly_name,
     'factor_type', f.factor_type, 'phone', coalesce(f.phone, ''),
-    'last_challenged_at', ${iso('f.last_challenged_at')}`;
+    'last_challenged_at', ${iso('f.last_challenged_at')}, 'web_authn_aaguid', f.web_authn_aaguid,
+    'last_webauthn_challenge_data', f.last_webauthn_challenge_data`;
 
 const FACTORS = `(select coalesce(json_agg(json_build_object(${FACTOR_FIELDS}) order by f.created_at),
     '[]'::json) from auth.mfa_factors f where f.user_id = u.id) as factors`;
@@ -49,12 +50,20 @@ export interface FactorJson {
   factor_type: 'totp' | 'phone' | 'webauthn';
   phone: string;
   last_challenged_at: string | null;
+  /** WebAuthn factors: the authenticator model of the registered credential. */
+  web_authn_aaguid?: string | null;
+  /** WebAuthn factors: the last challenge answered and the browser's answer. */
+  last_webauthn_challenge_data?: unknown;
 }
 
-/** Drops an empty `friendly_name`, as the hosted JSON omits it. */
+/** Fields the hosted JSON omits when empty. */
+const OMIT_EMPTY = new Set(['friendly_name', 'web_authn_aaguid', 'last_webauthn_challenge_data']);
+
+/** Drops what the hosted JSON omits when empty (`friendly_name`, the WebAuthn fields). */
 export function factorJson(raw: FactorJson): FactorJson {
-  const { friendly_name, ...rest } = raw;
-  return friendly_name ? { ...rest, friendly_name } : rest;
+  return Object.fromEntries(
+    Object.entries(raw).filter(([key, value]) => !OMIT_EMPTY.has(key) || !!value),
+  ) as unknown as FactorJson;
 }
 
 /** The select list of a user row (`u`), timestamps formatted, identities attached. */

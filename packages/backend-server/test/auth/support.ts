@@ -12,7 +12,13 @@ const REALTIME = { transport: WebSocket as never };
 /** An official supabase-js client with an in-memory session (no persistence, no timers). */
 export function client(
   server: RunningServer,
-  options: { key?: string; flowType?: 'implicit' | 'pkce'; autoRefreshToken?: boolean } = {},
+  options: {
+    key?: string;
+    flowType?: 'implicit' | 'pkce';
+    autoRefreshToken?: boolean;
+    /** Turn on supabase-js's passkey API (`auth.experimental.passkey`). */
+    passkey?: boolean;
+  } = {},
 ): SupabaseClient {
   const store = new Map<string, string>();
   return createClient(server.url, options.key ?? server.anonKey, {
@@ -22,6 +28,7 @@ export function client(
       persistSession: true,
       detectSessionInUrl: false,
       flowType: options.flowType ?? 'implicit',
+      ...(options.passkey ? { experimental: { passkey: true } } : {}),
       storage: {
         getItem: (k: string) => store.get(k) ?? null,
         setItem: (k: string, v: string) => void store.set(k, v),
@@ -32,10 +39,14 @@ export function client(
 }
 
 /** supabase-js with the service-role key, for `auth.admin`. */
-export const adminClient = (server: RunningServer) =>
+export const adminClient = (server: RunningServer, options: { passkey?: boolean } = {}) =>
   createClient(server.url, server.serviceRoleKey, {
     realtime: REALTIME,
-    auth: { autoRefreshToken: false, persistSession: false },
+    auth: {
+      autoRefreshToken: false,
+      persistSession: false,
+      ...(options.passkey ? { experimental: { passkey: true } } : {}),
+    },
   });
 
 /** Raw fetch under /auth/v1 with the anon key and, unless `legacy`, the 2024-01-01 API version. */

@@ -12,8 +12,13 @@
  * delete: a signed-in user reaches only their own Trash; a scheduler calling with the service
  * role key purges everyone's expired entries (see apps/web/README.md, "Trash").
  *
- * Objects go first, rows second: if anything fails half-way, the entries are still in the
- * Trash and the next call finishes the job (removing an object that is gone already is fine).
+ * Three steps (see migrations/20261127000100_delete_forever.sql): the entries are marked first
+ * (from then on nothing can restore them, move into them or store an object for them, so a
+ * restore, move or upload on another device at the same time orphans nothing), then their
+ * objects are removed, then the rows. If anything fails half-way, the entries stay marked in
+ * the Trash and the next call finishes the job (removing an object already gone is fine).
+ * Items deleted by themselves before their folder are entries of their own: deleting the
+ * folder forever leaves them in the Trash.
  *
  * Written for the hosted runtime (`Deno.serve`, `Deno.env`, `fetch`); the local server runs it
  * unchanged.
@@ -123,7 +128,7 @@ Deno.serve(async (req) => {
     }
     if (files.length + folders.length === 0) return json(200, { deleted: 0, objects: 0 });
 
-    const objects = await rpc<Array<{ object_path: string }>>('trash_objects', {
+    const objects = await rpc<Array<{ object_path: string }>>('begin_delete_forever', {
       p_files: files,
       p_folders: folders,
     });

@@ -18,6 +18,8 @@ export interface Factor {
   phone: string | null;
   /** Seconds since the last challenge, or null when never challenged. */
   sinceChallenge: number | null;
+  /** The credential of a verified WebAuthn factor (GoTrue's JSON shape). */
+  webauthnCredential: unknown;
 }
 
 interface FactorQueryRow {
@@ -26,10 +28,11 @@ interface FactorQueryRow {
   secret: string | null;
   phone: string | null;
   since_challenge: number | null;
+  web_authn_credential: unknown;
 }
 
 const SELECT = `select json_build_object(${FACTOR_FIELDS}) as json, f.user_id, f.secret, f.phone,
-    extract(epoch from now() - f.last_challenged_at)::float8 as since_challenge
+    f.web_authn_credential, extract(epoch from now() - f.last_challenged_at)::float8 as since_challenge
   from auth.mfa_factors f`;
 
 function toFactor(row: FactorQueryRow): Factor {
@@ -42,6 +45,7 @@ function toFactor(row: FactorQueryRow): Factor {
     secret: row.secret,
     phone: row.phone,
     sinceChallenge: row.since_challenge,
+    webauthnCredential: row.web_authn_credential,
   };
 }
 

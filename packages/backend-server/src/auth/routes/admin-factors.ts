@@ -8,7 +8,7 @@ import { deleteFactor, ownedFactor, userFactors } from '../mfa/factors';
 import { validatePhone } from '../phone';
 
 /** 404 unless `id` is an existing user (the admin user loader of the hosted service). */
-async function existingUser(ctx: AuthContext, id: string): Promise<string> {
+export async function existingUser(ctx: AuthContext, id: string): Promise<string> {
   if (!isUuid(id)) throw notFound('validation_failed', 'user_id must be an UUID');
   const { rows } = await ctx.db.query('select 1 from auth.users where id = $1', [id]);
   if (rows.length === 0) throw notFound('user_not_found', 'User not found');

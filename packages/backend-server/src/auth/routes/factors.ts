@@ -17,7 +17,9 @@ import {
 } from '../mfa/factors';
 import { raiseToAal2, sessionAal } from '../mfa/session';
 import { newTotpKey, totpValid } from '../mfa/totp';
+import { verifyWebAuthnFactor, webauthnChallenge, webauthnParams } from '../mfa/webauthn';
 import { checkChannel, deliverCode, tooSoon, validatePhone } from '../phone';
+import type { CeremonyData } from '../webauthn';
 import { clientIp } from './util';
 
 /** A user endpoint's caller with a session, not anonymous (the hosted `requireNotAnonymous`). */
@@ -138,7 +140,12 @@ async function enroll(c: Context<AppEnv>, ctx: AuthContext) {
     return c.json({ id, type: 'phone', friendly_name: name, phone: body.phone });
   }
   if (body.factor_type === 'webauthn') {
-    throw unprocessable('mfa_webauthn_enroll_not_enabled', 'MFA enroll is disabled for WebAuthn');
+    if (!mfa.webauthn.enroll) {
+      throw unprocessable('mfa_webauthn_enroll_not_enabled', 'MFA enroll is disabled for WebAuthn');
+    }
+    await checkNewFactor(ctx, caller, name);
+    await insertNew(ctx, { id, userId: caller.user.id, type: 'webauthn', friendlyName: name });
+    return c.json({ id, type: 'webauthn', friendly_name: name });
   }
   throw badRequest('validation_failed', 'factor_type needs to be totp, phone, or webauthn');
 }
@@ -150,6 +157,7 @@ async function challenge(c: Context<AppEnv>, ctx: AuthContext) {
   const { mfa } = ctx.config.auth;
   const id = randomUUID();
   let otpHash: string | null = null;
+  let webauthn: Awaited<ReturnType<typeof webauthnChallenge>> | null = null;
   if (factor.type === 'totp') {
     if (!mfa.totp.verify) {
       throw unprocessable('mfa_totp_verify_not_enabled', 'MFA verification is disabled for TOTP');
@@ -174,21 +182,40 @@ async function challenge(c: Context<AppEnv>, ctx: AuthContext) {
     });
     otpHash = tokenHash(phone, sent.otp);
   } else {
-    throw unprocessable(
-      'mfa_webauthn_verify_not_enabled',
-      'MFA verification is disabled for WebAuthn',
-    );
+    if (!mfa.webauthn.verify) {
+      throw unprocessable(
+        'mfa_webauthn_verify_not_enabled',
+        'MFA verification is disabled for WebAuthn',
+      );
+    }
+    // The body may carry `webauthn: {rpId, rpOrigins}` (auth-js sends them): the relying
+    // party is the server's, as GoTrue has it, never the caller's.
+    await readBody(c, { channel: 'string', webauthn: 'any' }, { allowEmpty: true });
+    webauthn = await webauthnChallenge(ctx, caller.user, factor);
   }
   const { rows } = await ctx.db.query<{ expires_at: number }>(
     `with factor as (
        update auth.mfa_factors set last_challenged_at = now() where id = $2
      )
-     insert into auth.mfa_challenges (id, factor_id, created_at, ip_address, otp_code)
-     values ($1, $2, now(), $3::inet, $4)
+     insert into auth.mfa_challenges (id, factor_id, created_at, ip_address, otp_code,
+       web_authn_session_data)
+     values ($1, $2, now(), $3::inet, $4, $6::text::jsonb)
      returning extract(epoch from created_at + make_interval(secs => $5))::bigint as expires_at`,
-    [id, factor.id, challengeIp(c), otpHash, mfa.challengeExpiry],
+    [
+      id,
+      factor.id,
+      challengeIp(c),
+      otpHash,
+      mfa.challengeExpiry,
+      webauthn ? JSON.stringify(webauthn.data) : null,
+    ],
   );
-  return c.json({ id, type: factor.type, expires_at: Number(rows[0]?.expires_at) });
+  return c.json({
+    id,
+    type: factor.type,
+    expires_at: Number(rows[0]?.expires_at),
+    ...(webauthn ? { webauthn: webauthn.webauthn } : {}),
+  });
 }
 
 interface ChallengeRow {
@@ -196,12 +223,13 @@ interface ChallengeRow {
   same_ip: boolean;
   expired: boolean;
   otp_code: string | null;
+  web_authn_session_data: CeremonyData | null;
 }
 
 async function verify(c: Context<AppEnv>, ctx: AuthContext) {
   const caller = await factorCaller(c, ctx);
   ctx.limiter.hit('mfaPerIp', `verify:${clientIp(c)}`);
-  const body = await readBody(c, { challenge_id: 'string', code: 'string' });
+  const body = await readBody(c, { challenge_id: 'string', code: 'string', webauthn: 'any' });
   const { mfa } = ctx.config.auth;
   return ctx.db
     .transaction(async (tx) => {
@@ -211,15 +239,22 @@ async function verify(c: Context<AppEnv>, ctx: AuthContext) {
         throw badRequest('validation_failed', 'Code needs to be non-empty');
       }
       const enabled =
-        factor.type === 'totp' ? mfa.totp.verify : factor.type === 'phone' && mfa.phone.verify;
+        factor.type === 'totp'
+          ? mfa.totp.verify
+          : factor.type === 'phone'
+            ? mfa.phone.verify
+            : mfa.webauthn.verify;
       if (!enabled) {
         const name =
           factor.type === 'totp' ? 'TOTP' : factor.type === 'phone' ? 'Phone' : 'WebAuthn';
+        // GoTrue answers a disabled WebAuthn verification with the enrolment code.
+        const code = factor.type === 'webauthn' ? 'enroll' : 'verify';
         throw unprocessable(
-          `mfa_${factor.type}_verify_not_enabled`,
+          `mfa_${factor.type}_${code}_not_enabled`,
           `MFA verification is disabled for ${name}`,
         );
       }
+      const webauthn = factor.type === 'webauthn' ? webauthnParams(body.webauthn) : null;
       // As the hosted service: a missing id is the nil UUID (not found), a malformed one bad JSON.
       const challengeId = body.challenge_id || '00000000-0000-0000-0000-000000000000';
       if (!isUuid(challengeId)) {
@@ -227,7 +262,8 @@ async function verify(c: Context<AppEnv>, ctx: AuthContext) {
       }
       const { rows } = await tx.query<ChallengeRow>(
         `select verified_at is not null as verified, ip_address = $3::inet as same_ip,
-              created_at + make_interval(secs => $4) < now() as expired, otp_code
+              created_at + make_interval(secs => $4) < now() as expired, otp_code,
+              web_authn_session_data
        from auth.mfa_challenges where id = $1 and factor_id = $2 for update`,
         [challengeId, factor.id, challengeIp(c), mfa.challengeExpiry],
       );
@@ -251,6 +287,13 @@ async function verify(c: Context<AppEnv>, ctx: AuthContext) {
           'mfa_challenge_expired',
           `MFA challenge ${challengeId} has expired, verify against another challenge or create a new challenge.`,
         );
+      }
+      if (webauthn) {
+        const data = { id: challengeId, data: found.web_authn_session_data };
+        await verifyWebAuthnFactor(tx, ctx, factor, data, webauthn);
+        // As GoTrue: a WebAuthn challenge is used up once answered.
+        await tx.query('delete from auth.mfa_challenges where id = $1', [challengeId]);
+        return raiseToAal2(tx, ctx, caller.sessionId, factor);
       }
       const valid =
         factor.type === 'totp'

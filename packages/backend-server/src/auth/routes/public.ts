@@ -90,7 +90,7 @@ export function publicRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
       sms_provider: ctx.config.auth.sms.provider === 'twilio' ? 'twilio' : '',
       saml_enabled: false,
       saml_private_key_next_configured: false,
-      passkeys_enabled: false,
+      passkeys_enabled: ctx.config.auth.passkey.enabled,
     }),
   );
   // The public keys of the asymmetric signing keys (shared secrets are never published).

@@ -1,0 +1,219 @@
+import {
+  type PasskeyLike,
+  useAuthProviders,
+  usePasskeySignIn,
+  usePasskeys,
+} from '@app/backend-react';
+import { browserSupportsWebAuthn } from '@app/backend-sdk/webauthn';
+import { type FormEvent, useId, useState } from 'react';
+import { ErrorText } from '../components/ErrorText';
+import { formatDate } from '../format';
+import { markSignedIn } from '../lib/session';
+
+/**
+ * Whether passkeys can work on this page: a browser with WebAuthn, on a site with a name
+ * (a passkey belongs to a domain; `localhost` counts, an IP address does not).
+ */
+export function passkeysPossible(hostname = globalThis.location?.hostname ?? ''): boolean {
+  const ip = /^[\d.]+$/.test(hostname) || hostname.includes(':') || hostname.startsWith('[');
+  return !ip && browserSupportsWebAuthn();
+}
+
+/** "Sign in with a passkey" on the sign-in screen (absent where passkeys cannot work). */
+export function PasskeySignInButton() {
+  const passkey = usePasskeySignIn();
+  // The "Continue with …" buttons above, when there are any, already draw the "or".
+  const providers = useAuthProviders();
+  if (!passkeysPossible()) return null;
+  return (
+    <div className="passkey-sign-in">
+      {(providers.data?.external.length ?? 0) > 0 ? null : (
+        <p className="divider">
+          <span>or</span>
+        </p>
+      )}
+      <ErrorText error={passkey.error} />
+      <button
+        type="button"
+        disabled={passkey.pending}
+        onClick={() => {
+          void passkey.signIn().then((ok) => {
+            if (ok) markSignedIn();
+          });
+        }}
+      >
+        {passkey.pending ? 'Waiting for your passkey…' : 'Sign in with a passkey'}
+      </button>
+    </div>
+  );
+}
+
+const MAX_NAME_BYTES = 120;
+
+function RenameForm({
+  passkey,
+  onSave,
+  onCancel,
+  busy,
+}: {
+  passkey: PasskeyLike;
+  onSave: (name: string) => void;
+  onCancel: () => void;
+  busy: boolean;
+}) {
+  const id = useId();
+  const [name, setName] = useState(passkey.friendly_name ?? '');
+  const [problem, setProblem] = useState<string | null>(null);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const trimmed = name.trim();
+    if (!trimmed) return setProblem('Give the passkey a name.');
+    if (new TextEncoder().encode(trimmed).length > MAX_NAME_BYTES) {
+      return setProblem('Use a shorter name.');
+    }
+    setProblem(null);
+    onSave(trimmed);
+  };
+  return (
+    <form className="passkey-rename" onSubmit={submit} noValidate>
+      <div className="field">
+        <label htmlFor={id}>Passkey name</label>
+        <input
+          id={id}
+          value={name}
+          maxLength={MAX_NAME_BYTES}
+          aria-invalid={problem ? true : undefined}
+          aria-describedby={problem ? `${id}-problem` : undefined}
+          onChange={(e) => setName(e.target.value)}
+        />
+        {problem ? (
+          <p className="field-error" id={`${id}-problem`}>
+            {problem}
+          </p>
+        ) : null}
+      </div>
+      <div className="row-buttons">
+        <button type="submit" disabled={busy}>
+          Save
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** Settings → Passkeys: the user's passkeys; add (the browser's prompt), rename, remove. */
+export function PasskeySettings() {
+  const { passkeys, isPending, error, busy, add, rename, remove } = usePasskeys();
+  const [editing, setEditing] = useState<string | null>(null);
+  const [removing, setRemoving] = useState<string | null>(null);
+  const [added, setAdded] = useState(false);
+  const possible = passkeysPossible();
+  const nameOf = (p: PasskeyLike) => p.friendly_name || 'Passkey';
+  return (
+    <>
+      <p>Sign in with your fingerprint, face or device screen lock instead of your password.</p>
+      {isPending ? <p role="status">Loading…</p> : null}
+      {passkeys && passkeys.length === 0 ? <p>No passkeys yet.</p> : null}
+      {passkeys && passkeys.length > 0 ? (
+        <ul className="passkeys" aria-label="Your passkeys">
+          {passkeys.map((p) => (
+            <li key={p.id} data-passkey={p.id}>
+              {editing === p.id ? (
+                <RenameForm
+                  passkey={p}
+                  busy={busy}
+                  onCancel={() => setEditing(null)}
+                  onSave={(name) => {
+                    void rename(p.id, name).then((ok) => {
+                      if (ok) setEditing(null);
+                    });
+                  }}
+                />
+              ) : removing === p.id ? (
+                <fieldset className="passkey-remove">
+                  <legend>Remove “{nameOf(p)}”?</legend>
+                  <p>You will no longer be able to sign in with it.</p>
+                  <div className="row-buttons">
+                    <button
+                      type="button"
+                      className="danger"
+                      disabled={busy}
+                      onClick={() => {
+                        void remove(p.id).then((ok) => {
+                          if (ok) setRemoving(null);
+                        });
+                      }}
+                    >
+                      Remove passkey
+                    </button>
+                    <button type="button" onClick={() => setRemoving(null)}>
+                      Keep it
+                    </button>
+                  </div>
+                </fieldset>
+              ) : (
+                <>
+                  <div className="passkey-info">
+                    <strong>{nameOf(p)}</strong>
+                    <span className="hint">
+                      Added {formatDate(p.created_at)} ·{' '}
+                      {p.last_used_at ? `last used ${formatDate(p.last_used_at)}` : 'not used yet'}
+                    </span>
+                  </div>
+                  <div className="row-buttons">
+                    <button
+                      type="button"
+                      aria-label={`Rename ${nameOf(p)}`}
+                      onClick={() => {
+                        setRemoving(null);
+                        setEditing(p.id);
+                      }}
+                    >
+                      Rename
+                    </button>
+                    <button
+                      type="button"
+                      aria-label={`Remove ${nameOf(p)}`}
+                      onClick={() => {
+                        setEditing(null);
+                        setRemoving(p.id);
+                      }}
+                    >
+                      Remove
+                    </button>
+                  </div>
+                </>
+              )}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <ErrorText error={error} />
+      {added && !error ? (
+        <p className="ok" role="status">
+          Passkey added. Next time, choose “Sign in with a passkey”.
+        </p>
+      ) : null}
+      {possible ? (
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() => {
+            setAdded(false);
+            void add().then(setAdded);
+          }}
+        >
+          Add a passkey
+        </button>
+      ) : (
+        <p className="hint">
+          Passkeys cannot be added in this browser or at this address (open Drive by its name, e.g.
+          localhost, rather than an IP address).
+        </p>
+      )}
+    </>
+  );
+}
