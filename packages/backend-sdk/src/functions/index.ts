@@ -52,8 +52,8 @@ async function decode(res: Response): Promise<unknown> {
 /** The functions capability of one project. */
 export class FunctionsClient {
   /** The HTTP layer invocations go through. */
-  readonly http: Http;
-  private token: string | null = null;
+  declare readonly http: Http;
+  #token: string | null = null;
 
   constructor(http: Http) {
     this.http = http;
@@ -61,7 +61,7 @@ export class FunctionsClient {
 
   /** Sends `token` as the bearer of later invocations (instead of the session's). */
   setAuth(token: string | null): void {
-    this.token = token;
+    this.#token = token;
   }
 
   /**
@@ -113,7 +113,7 @@ export class FunctionsClient {
         signal: options.signal ?? null,
         timeout: options.timeout || undefined,
         // Else the session's token, or the key (never a publishable or secret one).
-        token: this.token ?? undefined,
+        token: this.#token ?? undefined,
         retry: false,
         error: fetchError,
       });
