@@ -91,8 +91,7 @@ export function createClient<
     ? 'public'
     : SchemaName<Database>,
 >(url: string, key: string, options: ClientOptions<Name> = {}): Client<Database, Name> {
-  const g = options.global ?? {};
-  const base: HttpOptions = { url, key, ...g };
+  const base: HttpOptions = { url, key, ...options.global };
   const auth = new AuthClient(createHttp(base), options.auth);
   const http = createHttp({ ...base, accessToken: () => auth.getAccessToken() });
   const rest = new RestClient<Database, Name>(http, options.db?.schema, options.db?.urlLengthLimit);
