@@ -8,6 +8,8 @@ export default defineConfig({
     'functions-runtime': 'src/functions/worker-runtime.ts',
     // The embedded database's worker thread (see src/db/pglite-remote.ts).
     'pglite-thread': 'src/db/pglite-thread.ts',
+    // Export's and import's copy thread (see src/data/copy.ts).
+    'copy-thread': 'src/data/copy-thread.ts',
   },
   format: ['esm'],
   dts: { entry: { index: 'src/index.ts' } },

@@ -6,8 +6,11 @@
  *   guide does (6 MiB chunks, data with the creation request), after the same begin_upload;
  * - one raw `fetch` of the whole file to the storage API (a POST, which creates the object:
  *   this API's PUT replaces an existing one), after the same begin_upload.
- * Three rounds in rotating order; medians. Goals (issue 17): Drive ≥ 1.25× tus-js-client's
- * speed and ≥ 0.8× the single request's.
+ * `BENCH_ROUNDS` rounds (default 3) in rotating order; medians. Goals (issue 17): Drive ≥ 1.25×
+ * tus-js-client's speed and ≥ 0.8× the single request's. Each way's time is also split, from
+ * the page's resource timing, into what came before the first byte of the file went out, the
+ * upload requests (their median duration and the median gap between an answer and the next
+ * request) and what followed the last answer until the upload counted as done.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -23,6 +26,12 @@ const file = here('../.artifacts/inputs/bench-256.bin');
 const tusBuild = fileURLToPath(import.meta.resolve('tus-js-client/dist/tus.min.js'));
 
 type Way = 'drive' | 'tus-js-client' | 'fetch';
+/** One upload: how long it took, from when (the page's clock). */
+interface Run {
+  ms: number;
+  started: number;
+}
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 /** In the page: the token, and a placeholder row for `name` (as Drive's uploader makes). */
 const PREPARE = `(async ({ url, anonKey, name, size }) => {
@@ -51,9 +60,10 @@ async function viaFetch(page: Page, url: string, anonKey: string, name: string) 
         body: input.files[0],
       });
       if (!res.ok) throw new Error('upload ' + res.status + ' ' + (await res.text()));
-      return performance.now() - started;
+      await res.arrayBuffer();
+      return { ms: performance.now() - started, started };
     })(${JSON.stringify({ url, anonKey, name, size: SIZE })})`,
-  ) as Promise<number>;
+  ) as Promise<Run>;
 }
 
 async function viaTusJs(page: Page, url: string, anonKey: string, name: string) {
@@ -81,13 +91,13 @@ async function viaTusJs(page: Page, url: string, anonKey: string, name: string) 
         });
         upload.start();
       });
-      return performance.now() - started;
+      return { ms: performance.now() - started, started };
     })(${JSON.stringify({ url, anonKey, name, size: SIZE })})`,
-  ) as Promise<number>;
+  ) as Promise<Run>;
 }
 
 /** Drive's own uploader: from the picker's change to the tray row saying done. */
-async function viaDrive(page: Page, round: number) {
+async function viaDrive(page: Page) {
   const timing = page.evaluate(
     `new Promise((resolve) => {
       const input = document.querySelector('[data-testid="file-picker"]');
@@ -98,19 +108,65 @@ async function viaDrive(page: Page, round: number) {
       const observer = new MutationObserver(() => {
         if (started && done() > before) {
           observer.disconnect();
-          resolve(performance.now() - started);
+          resolve({ ms: performance.now() - started, started });
         }
       });
       observer.observe(document.body, { subtree: true, childList: true, attributes: true });
     })`,
-  ) as Promise<number>;
+  ) as Promise<Run>;
   await page.waitForTimeout(50);
   await page.getByTestId('file-picker').setInputFiles(file);
-  const ms = await timing;
+  const run = await timing;
   await page.getByRole('button', { name: 'Clear done' }).click();
-  void round;
-  return ms;
+  return run;
 }
+
+/**
+ * Where the time of one upload went, from the page's resource timing: the requests before
+ * the first byte of the file went out (and how long that took), each upload request's
+ * duration (bytes out, server, answer) and the gap from one answer to the next request, and
+ * what followed the last answer until the upload counted as done.
+ */
+interface Profile {
+  before: number;
+  requestsBefore: number;
+  chunks: number;
+  chunk: number;
+  gap: number;
+  after: number;
+}
+
+async function profile(page: Page, run: Run): Promise<Profile> {
+  const entries = (await page.evaluate(`performance.getEntriesByType('resource').map((e) => ({
+    name: e.name, start: e.startTime, end: e.responseEnd }))`)) as Array<{
+    name: string;
+    start: number;
+    end: number;
+  }>;
+  await page.evaluate('performance.clearResourceTimings()');
+  const done = run.started + run.ms;
+  const mine = entries.filter((e) => e.start >= run.started - 1 && e.start <= done);
+  const upload = mine.filter((e) => /\/storage\/v1\/(upload\/resumable|object\/)/.test(e.name));
+  const first = upload[0];
+  const last = upload.at(-1);
+  const gaps = upload.slice(1).map((e, i) => e.start - (upload[i] as { end: number }).end);
+  if (process.env.BENCH_DETAIL) {
+    const d = upload.map((e) => Math.round(e.end - e.start));
+    console.log(`    requests (ms): ${d.join(' ')}`);
+  }
+  return {
+    before: (first?.start ?? done) - run.started,
+    requestsBefore: mine.filter((e) => e.start < (first?.start ?? done)).length,
+    chunks: upload.length,
+    chunk: middle(upload.map((e) => e.end - e.start)),
+    gap: middle(gaps),
+    after: done - (last?.end ?? done),
+  };
+}
+
+/** The median (the lower middle of an even count). */
+const middle = (xs: number[]) =>
+  [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? Number.NaN;
 
 export default async function bench() {
   mkdirSync(here('../.artifacts/inputs'), { recursive: true });
@@ -134,33 +190,40 @@ export default async function bench() {
     });
     await page.locator('#bench-input').setInputFiles(file);
     const { url, anonKey } = stack.server;
+    await page.evaluate('performance.setResourceTimingBufferSize(100000)');
     const results: Record<Way, number[]> = { drive: [], 'tus-js-client': [], fetch: [] };
-    const orders: Way[][] = [
-      ['fetch', 'tus-js-client', 'drive'],
-      ['tus-js-client', 'drive', 'fetch'],
-      ['drive', 'fetch', 'tus-js-client'],
-    ];
-    for (const [round, order] of orders.entries()) {
+    const profiles: Record<Way, Profile[]> = { drive: [], 'tus-js-client': [], fetch: [] };
+    const ways: Way[] = ['fetch', 'tus-js-client', 'drive'];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      // Rotating order: each way goes first, second and third in turn.
+      const order = ways.map((_, i) => ways[(i + round) % ways.length] as Way);
       for (const way of order) {
         const name = `${way}-${round}.bin`;
-        const ms =
+        await page.evaluate('performance.clearResourceTimings()');
+        const run =
           way === 'drive'
-            ? await viaDrive(page, round)
+            ? await viaDrive(page)
             : way === 'fetch'
               ? await viaFetch(page, url, anonKey, name)
               : await viaTusJs(page, url, anonKey, name);
-        results[way].push(ms);
-        console.log(`  round ${round + 1}  ${way.padEnd(14)} ${(ms / 1000).toFixed(2)} s`);
+        await page.waitForTimeout(200); // the last entries of resource timing
+        const p = await profile(page, run);
+        results[way].push(run.ms);
+        profiles[way].push(p);
+        console.log(
+          `  round ${round + 1}  ${way.padEnd(14)} ${(run.ms / 1000).toFixed(2)} s  (${p.chunks} upload requests)`,
+        );
       }
     }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[1] ?? Number.NaN;
     const mbps = (ms: number) => (SIZE / MiB / (ms / 1000)).toFixed(0);
     const m = {
-      drive: median(results.drive),
-      tus: median(results['tus-js-client']),
-      fetch: median(results.fetch),
+      drive: middle(results.drive),
+      tus: middle(results['tus-js-client']),
+      fetch: middle(results.fetch),
     };
-    console.log(`256 MiB upload in Chromium (median of 3; load average ${loadBefore} → ${load()})`);
+    console.log(
+      `256 MiB upload in Chromium (median of ${ROUNDS}; load average ${loadBefore} → ${load()})`,
+    );
     console.log(
       `  anchor: one fetch request        ${(m.fetch / 1000).toFixed(2)} s  ${mbps(m.fetch)} MiB/s`,
     );
@@ -173,6 +236,20 @@ export default async function bench() {
     console.log(
       `  Drive vs tus-js-client: ${(m.tus / m.drive).toFixed(2)}× (goal ≥ 1.25×); vs one request: ${(m.fetch / m.drive).toFixed(2)}× (goal ≥ 0.8×)`,
     );
+    console.log('  where the time went (medians over the rounds, ms):');
+    console.log(
+      '    way             before 1st byte (requests)  per upload request  gap  after last',
+    );
+    for (const way of ways) {
+      const ps = profiles[way];
+      const f = (k: keyof Profile) =>
+        middle(ps.map((p) => p[k]))
+          .toFixed(1)
+          .padStart(6);
+      console.log(
+        `    ${way.padEnd(14)}  ${f('before')} (${middle(ps.map((p) => p.requestsBefore))})${' '.repeat(17)}${f('chunk')}  ${f('gap')}  ${f('after')}`,
+      );
+    }
   } finally {
     await stack.stop();
   }

@@ -6,7 +6,7 @@
  * upload; signing out clears the browser's records; whole folders keep their tree. A second
  * browser context (the user's phone) sees the incomplete and the cancelled files live.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
@@ -82,9 +82,10 @@ describe('uploads that are never lost', () => {
   const db = <T>(sql: string, params: unknown[] = []) =>
     stack.server.db.query<T & Record<string, unknown>>(sql, params).then((r) => r.rows);
   /** Starts an upload slowly, lets it get part-way, and reloads the page in the middle. */
-  async function interrupt(name: string, how: 'pick' | 'drop') {
+  async function interrupt(name: string, how: 'pick' | 'drop' | 'button') {
     await throttle(cdp, 3 * MB);
     if (how === 'pick') await laptop.getByTestId('file-picker').setInputFiles([`${inputs}${name}`]);
+    else if (how === 'button') await laptop.getByRole('button', { name: 'Upload files' }).click();
     else await drop(cdp, [`${inputs}${name}`]);
     await expect.poll(() => percentOf(laptop, name), { timeout: 30_000 }).toBeGreaterThan(20);
     // Let the progress reach the backend (it is written down every 2 s at most).
@@ -189,6 +190,75 @@ describe('uploads that are never lost', () => {
     expect(choosers).toEqual([]);
     expect(offsets[0]).toBeGreaterThan(0);
     expect(await recordsIn(laptop)).toEqual([]);
+  });
+
+  // Playwright cannot answer Chromium's File System Access pickers (it closes them: the page
+  // gets an AbortError), so in these tests the picker hands out real handles from the
+  // origin-private file system (`navigator.storage.getDirectory()`) instead of the disk.
+  it('resumes a file picked with the File System Access picker from its handle after a reload', async () => {
+    const digest = await laptop.evaluate(
+      async ({ name, size }) => {
+        const root = await navigator.storage.getDirectory();
+        const handle = await root.getFileHandle(name, { create: true });
+        const out = await handle.createWritable();
+        const piece = new Uint8Array(65536);
+        for (let at = 0; at < size; at += piece.length) {
+          crypto.getRandomValues(piece);
+          await out.write(piece);
+        }
+        await out.close();
+        Object.assign(window, { showOpenFilePicker: async () => [handle] });
+        const bytes = await (await handle.getFile()).arrayBuffer();
+        return [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))]
+          .map((b) => b.toString(16).padStart(2, '0'))
+          .join('');
+      },
+      { name: 'handle.bin', size: 24 * MB },
+    );
+    await interrupt('handle.bin', 'button');
+    const item = upload(laptop, 'handle.bin');
+    await item.locator('.upload-state', { hasText: 'Incomplete' }).waitFor();
+    // The browser's record kept the handle (IndexedDB stores it as it is).
+    const kept = await laptop.evaluate(
+      () =>
+        new Promise<unknown>((resolve) => {
+          const open = indexedDB.open('drive-uploads', 1);
+          open.onsuccess = () => {
+            const get = open.result.transaction('uploads').objectStore('uploads').getAll();
+            get.onsuccess = () => {
+              const records = get.result as { name: string; handle?: FileSystemFileHandle }[];
+              resolve(records.map((r) => [r.name, r.handle?.kind, r.handle?.name]));
+              open.result.close();
+            };
+          };
+        }),
+    );
+    expect(kept).toEqual([['handle.bin', 'file', 'handle.bin']]);
+    const choosers: unknown[] = [];
+    laptop.on('filechooser', (c) => choosers.push(c));
+    const offsets = patchOffsets(laptop);
+    await item.getByRole('button', { name: 'Resume handle.bin' }).click();
+    await item.locator('.upload-state[data-state="done"]').waitFor({ timeout: 60_000 });
+    expect(choosers).toEqual([]);
+    expect(offsets[0]).toBeGreaterThan(0);
+    expect(await recordsIn(laptop)).toEqual([]);
+    // The server has the same bytes.
+    const [file] = await db<{ object_path: string }>(
+      "select object_path from public.files where name = 'handle.bin' and status = 'ready'",
+    );
+    const res = await fetch(
+      `${stack.server.url}/storage/v1/object/files/${file?.object_path ?? ''}`,
+      {
+        headers: {
+          apikey: stack.server.serviceRoleKey,
+          authorization: `Bearer ${stack.server.serviceRoleKey}`,
+        },
+      },
+    );
+    expect(res.status).toBe(200);
+    const stored = Buffer.from(await res.arrayBuffer());
+    expect(stored.length).toBe(24 * MB);
+    expect(createHash('sha256').update(stored).digest('hex')).toBe(digest);
   });
 
   it('cancels an incomplete upload: the server’s upload and the placeholder go, on every device', async () => {
@@ -330,6 +400,45 @@ describe('uploads that are never lost', () => {
       );
     await laptop.screenshot({ path: `${shots}upload-folder.png` });
     await expectAccessible(laptop, 'upload folder');
+  });
+
+  it('uploads a folder picked with the File System Access folder picker, empty folders too', async () => {
+    await laptop.evaluate(async () => {
+      const root = await navigator.storage.getDirectory();
+      const album = await root.getDirectoryHandle('Album', { create: true });
+      const write = async (dir: FileSystemDirectoryHandle, name: string, text: string) => {
+        const out = await (await dir.getFileHandle(name, { create: true })).createWritable();
+        await out.write(text);
+        await out.close();
+      };
+      await write(album, 'cover.txt', 'cover');
+      const day = await album.getDirectoryHandle('Day 2', { create: true });
+      await write(day, 'notes.md', '# day 2');
+      await album.getDirectoryHandle('Empty', { create: true });
+      Object.assign(window, { showDirectoryPicker: async () => album });
+    });
+    const choosers: unknown[] = [];
+    laptop.on('filechooser', (c) => choosers.push(c));
+    await laptop.getByRole('button', { name: 'Upload folder' }).click();
+    await rowOf(laptop, 'Album').waitFor({ timeout: 30_000 });
+    const tree = () =>
+      db<{ path: string }>(
+        `with recursive t(id, path) as (
+           select id, name::text from public.folders where name = 'Album' and parent_id is null
+           union all select f.id, t.path || '/' || f.name from public.folders f join t on f.parent_id = t.id)
+         select path from t
+         union all select t.path || '/' || f.name from public.files f join t on f.folder_id = t.id
+          where f.status = 'ready'
+         order by 1`,
+      );
+    await expect
+      .poll(tree, { timeout: 30_000 })
+      .toEqual(
+        ['Album', 'Album/Day 2', 'Album/Day 2/notes.md', 'Album/Empty', 'Album/cover.txt'].map(
+          (path) => ({ path }),
+        ),
+      );
+    expect(choosers).toEqual([]);
   });
 
   it('threw no uncaught error in any page', () => {

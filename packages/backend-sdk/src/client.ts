@@ -91,8 +91,7 @@ export function createClient<
     ? 'public'
     : SchemaName<Database>,
 >(url: string, key: string, options: ClientOptions<Name> = {}): Client<Database, Name> {
-  const g = options.global ?? {};
-  const base: HttpOptions = { url, key, ...g };
+  const base: HttpOptions = { url, key, ...options.global };
   const auth = new AuthClient(createHttp(base), options.auth);
   const http = createHttp({ ...base, accessToken: () => auth.getAccessToken() });
   const rest = new RestClient<Database, Name>(http, options.db?.schema, options.db?.urlLengthLimit);
@@ -113,8 +112,8 @@ export function createClient<
     storage: new StorageClient(http),
     realtime,
     channel: realtime.channel.bind(realtime),
-    removeChannel: (channel) => realtime.removeChannel(channel),
-    removeAllChannels: () => realtime.removeAllChannels(),
+    removeChannel: realtime.removeChannel.bind(realtime),
+    removeAllChannels: realtime.removeAllChannels.bind(realtime),
     http,
     options: options as ClientOptions,
   };

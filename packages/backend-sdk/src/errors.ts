@@ -52,11 +52,11 @@ export class BackendError extends Error {
   /** The capability that raised the error (`'auth'`, `'rest'`, `'functions'`, …). */
   readonly kind: ErrorKind = 'backend';
   /** HTTP status, or 0 when there was no response. */
-  readonly status: number;
+  declare readonly status: number;
   /** Machine-readable code, or `''` when the backend sent none. */
-  readonly code: string;
+  declare readonly code: string;
   /** Extra detail from the backend. */
-  readonly details: unknown;
+  declare readonly details: unknown;
 
   constructor(message: string, options: BackendErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -117,7 +117,7 @@ export interface AuthErrorOptions extends BackendErrorOptions {
  * `AuthRetryableFetchError`, `AuthSessionMissingError`), so code that reads it ports as is.
  */
 export class AuthError extends BackendError {
-  override name: string;
+  declare name: string;
   override readonly kind: ErrorKind = 'auth';
   /** What the official client's `isAuthError()` looks for. */
   readonly __isAuthError = true;
@@ -163,7 +163,7 @@ export class RestError extends BackendError {
   override name = 'PostgrestError';
   override readonly kind: ErrorKind = 'rest';
   /** PostgREST's hint, or null. */
-  readonly hint: string | null;
+  declare readonly hint: string | null;
   constructor(message: string, options: RestErrorOptions = {}) {
     super(message, options);
     this.hint = options.hint ?? null;
@@ -209,16 +209,16 @@ export interface FunctionsErrorOptions extends BackendErrorOptions {
  * `FunctionsRelayError` or `FunctionsFetchError`.
  */
 export class FunctionsError extends BackendError {
-  override name: string;
+  declare name: string;
   override readonly kind: ErrorKind = 'functions';
   /** `relay`, `http` or `fetch`. */
-  readonly type: FunctionsErrorType;
+  declare readonly type: FunctionsErrorType;
   /** The parsed response body, or null when no response arrived. */
-  readonly body: unknown;
+  declare readonly body: unknown;
   /** The raw response (body unread), when one arrived. */
-  readonly response: Response | null;
+  declare readonly response: Response | null;
   /** The raw response (body unread) for `http`/`relay`; the fetch failure for `fetch`. */
-  readonly context: unknown;
+  declare readonly context: unknown;
   constructor(message: string, options: FunctionsErrorOptions) {
     super(message, options);
     const { type } = options;

@@ -3,25 +3,41 @@
  * next to what a person would otherwise do with the same data, in the same run:
  *  - anchor: `pg_dump | psql` of the same PostgreSQL database into an empty one, and that plus
  *    `cp -r` of the objects folder (pg_dump knows nothing of the stored files);
- *  - ours: `exportArchive` (one tar: dump + objects) then `importArchive` into a fresh
+ *  - ours: `exportArchive` (one tar: dump + objects) then `importArchive` into another
  *    server database on the same cluster (goal: within 1.5× of the anchor).
+ *
+ * Every timed step starts from the same state, after `sync` (untimed) wrote back what earlier
+ * steps left dirty. On a VM with free page reporting (as this project's machines are), a
+ * step that writes into memory freed a moment before runs several times faster than one
+ * that writes into memory the host has taken back since (a new 1 GiB file written by a
+ * program: ~0.4 s against 2–5 s under load; `cp`, whose copy stays in the kernel, suffers
+ * far less), so the order of the steps would decide the result. Two states, each for all
+ * steps alike (BENCH_MEMORY, default both):
+ *  - warm: 1.25 GiB of files are deleted just before the step (as on a machine whose free
+ *    memory is simply free);
+ *  - cold: a 5 s pause before the step, so freed memory has gone back to the host.
+ * BENCH_ROUNDS rounds per state (default 3), anchor and ours in turn (which goes first
+ * alternates); medians are compared. The copy thread's script is built before timing (the
+ * published package ships it built).
  * The same export/import on embedded PGlite is printed for information.
  */
 import { execFile, spawn } from 'node:child_process';
 import { randomFillSync, randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { mkdtemp, open, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, open, readdir, rm, stat } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import postgres from 'postgres';
 import { exportArchive, importArchive } from '../src/data/archive';
 import { platformScripts, type RunningServer, startServer } from '../src/server';
+import { workerScript } from '../src/worker-script';
 import { findPgBin, startCluster } from '../test/support/postgres-cluster';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
 const OBJECTS = Number(process.env.BENCH_OBJECTS ?? 64);
 const OBJECT_SIZE = 16 * 1024 * 1024; // 64 × 16 MiB = 1 GiB
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const run = promisify(execFile);
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
@@ -56,7 +72,23 @@ async function seed(server: RunningServer): Promise<void> {
   }
 }
 
-async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
+type Memory = 'warm' | 'cold';
+const MEMORY = (process.env.BENCH_MEMORY ?? 'warm,cold').split(',') as Memory[];
+
+/** Times `fn`, after bringing memory to the state `memory` (untimed, see above). */
+async function timed<T>(
+  memory: Memory,
+  ballast: () => Promise<() => Promise<void>>,
+  fn: () => Promise<T>,
+): Promise<[number, T]> {
+  if (memory === 'warm') {
+    const free = await ballast();
+    await run('sync');
+    await free();
+  } else {
+    await run('sync');
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+  }
   const t0 = performance.now();
   const value = await fn();
   return [performance.now() - t0, value];
@@ -77,96 +109,166 @@ function pipe(dump: string, dumpArgs: string[], psql: string, psqlArgs: string[]
   });
 }
 
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+
 export default async function bench() {
   const bin = findPgBin();
   const cluster = await startCluster();
   const work = await mkdtemp(join(tmpdir(), 'data-bench-'));
   const admin = postgres(cluster.url, { max: 1, onnotice: () => {} });
   const url = (db: string) => cluster.url.replace(/\/postgres$/, `/${db}`);
+  const servers: RunningServer[] = [];
   try {
-    for (const db of ['bench_src', 'bench_anchor', 'bench_dst'])
-      await admin.unsafe(`create database ${db}`);
+    for (const db of ['bench_src', 'bench_dst']) await admin.unsafe(`create database ${db}`);
     const source = await startServer({
       port: 0,
       databaseUrl: url('bench_src'),
       dataDir: join(work, 'src'),
     });
+    servers.push(source);
     const t0 = performance.now();
     await seed(source);
     console.log(
       `seeded ${ROWS} rows and ${OBJECTS} × 16 MiB objects in ${seconds(performance.now() - t0)}`,
     );
-
-    // Anchor: pg_dump | psql, then a copy of the objects folder.
-    const [dumpMs] = await timed(() =>
-      pipe(join(bin, 'pg_dump'), ['--no-owner', url('bench_src')], join(bin, 'psql'), [
-        '-q',
-        '-X',
-        '-v',
-        'ON_ERROR_STOP=1',
-        url('bench_anchor'),
-      ]),
-    );
-    console.log(`anchor pg_dump | psql: ${seconds(dumpMs)}`);
-    const [cpMs] = await timed(() =>
-      run('cp', ['-r', join(source.storageDir, 'objects'), join(work, 'anchor-objects')]),
-    );
-
-    // Ours: export, then import into a fresh server database.
-    console.log(`cp: ${seconds(cpMs)}`);
-    const file = join(work, 'project.tar');
-    const [exportMs, summary] = await timed(() =>
-      exportArchive(source.db, source.storageDir, file),
-    );
-    await source.stop();
     const target = await startServer({
       port: 0,
       databaseUrl: url('bench_dst'),
       dataDir: join(work, 'dst'),
     });
-    const [importMs] = await timed(() =>
-      importArchive(target.db, target.storageDir, file, platformScripts()),
-    );
+    servers.push(target);
+    await workerScript({ name: 'copy-thread', source: 'data/copy-thread.ts' });
+    const file = join(work, 'project.tar');
+    const objectFiles = await listFiles(join(source.storageDir, 'objects'));
+    /** 1.25 GiB of copies of the objects (made in the kernel), and a function deleting them. */
+    const ballast = async () => {
+      const dir = join(work, 'ballast');
+      await mkdir(dir, { recursive: true });
+      const count = Math.ceil((objectFiles.length * 5) / 4);
+      for (let i = 0; i < count; i += 1) {
+        await copyFile(objectFiles[i % objectFiles.length] as string, join(dir, String(i)));
+      }
+      return () => rm(dir, { recursive: true, force: true });
+    };
+
+    /** pg_dump | psql into a new database, then a copy of the objects folder. */
+    const anchor = async (memory: Memory) => {
+      await admin.unsafe('drop database if exists bench_anchor');
+      await admin.unsafe('create database bench_anchor');
+      await rm(join(work, 'anchor-objects'), { recursive: true, force: true });
+      const [dumpMs] = await timed(memory, ballast, () =>
+        pipe(join(bin, 'pg_dump'), ['--no-owner', url('bench_src')], join(bin, 'psql'), [
+          '-q',
+          '-X',
+          '-v',
+          'ON_ERROR_STOP=1',
+          url('bench_anchor'),
+        ]),
+      );
+      const [cpMs] = await timed(memory, ballast, () =>
+        run('cp', ['-r', join(source.storageDir, 'objects'), join(work, 'anchor-objects')]),
+      );
+      return { dumpMs, cpMs };
+    };
+    /** Our export, then our import into the other server's database. */
+    const ours = async (memory: Memory) => {
+      await rm(file, { force: true });
+      const [exportMs] = await timed(memory, ballast, () =>
+        exportArchive(source.db, source.storageDir, file),
+      );
+      const [importMs] = await timed(memory, ballast, () =>
+        importArchive(target.db, target.storageDir, file, platformScripts()),
+      );
+      return { exportMs, importMs };
+    };
+
+    const results: { memory: Memory; rounds: Round[] }[] = [];
+    for (const memory of MEMORY) {
+      const rounds: Round[] = [];
+      for (let r = 0; r < ROUNDS; r += 1) {
+        const anchorFirst = r % 2 === 0;
+        const a = anchorFirst ? await anchor(memory) : null;
+        const o = await ours(memory);
+        const round = { ...(a ?? (await anchor(memory))), ...o };
+        rounds.push(round);
+        console.log(
+          `${memory} round ${r + 1} (${anchorFirst ? 'anchor first' : 'ours first'}): pg_dump | psql ${seconds(round.dumpMs)}, cp -r ${seconds(round.cpMs)}; export ${seconds(round.exportMs)}, import ${seconds(round.importMs)}; ratio ${((round.exportMs + round.importMs) / (round.dumpMs + round.cpMs)).toFixed(2)}×`,
+        );
+      }
+      results.push({ memory, rounds });
+    }
     const check = await target.db.query<{ n: number }>(
       'select count(*)::int as n from public.items',
     );
-    await target.stop();
+    const stored = await target.db.query<{ n: number }>(
+      `select count(*)::int as n from storage.objects where bucket_id = 'bench'`,
+    );
     const archiveMb = (await stat(file)).size / 1024 / 1024;
-
-    const anchor = dumpMs + cpMs;
     console.log(
       `load average now: ${loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')}`,
     );
-    const ours = exportMs + importMs;
     console.log(
-      `PostgreSQL 15, ${ROWS} rows + 1 GiB of objects (${summary.objects} objects, archive ${archiveMb.toFixed(0)} MB):`,
+      `PostgreSQL 15, ${ROWS} rows + 1 GiB of objects (${stored.rows[0]?.n} objects, archive ${archiveMb.toFixed(0)} MB; rows after import: ${check.rows[0]?.n}), medians of ${ROUNDS} rounds:`,
     );
-    console.log(`  anchor: pg_dump | psql                    ${seconds(dumpMs)}`);
-    console.log(`  anchor: pg_dump | psql + cp -r objects    ${seconds(anchor)}`);
-    console.log(
-      `  export ${seconds(exportMs)} + import ${seconds(importMs)} = ${seconds(ours)}  (rows after import: ${check.rows[0]?.n})`,
-    );
-    console.log(
-      `  ratio to pg_dump | psql + cp -r: ${(ours / anchor).toFixed(2)}× (goal ≤ 1.5×); to pg_dump | psql alone: ${(ours / dumpMs).toFixed(2)}×`,
-    );
+    for (const { memory, rounds } of results) report(memory, rounds);
 
     // For information: the same archive through embedded PGlite.
     const lite = await startServer({ port: 0, dataDir: join(work, 'lite') });
-    const [liteImportMs] = await timed(() =>
+    servers.push(lite);
+    const memory = MEMORY[0] ?? 'warm';
+    const [liteImportMs] = await timed(memory, ballast, () =>
       importArchive(lite.db, lite.storageDir, file, platformScripts()),
     );
-    const [liteExportMs] = await timed(() =>
+    const [liteExportMs] = await timed(memory, ballast, () =>
       exportArchive(lite.db, lite.storageDir, join(work, 'lite.tar')),
     );
-    await lite.stop();
     console.log(
-      `PGlite (information): import ${seconds(liteImportMs)}, export ${seconds(liteExportMs)}`,
+      `PGlite (information, ${memory}): import ${seconds(liteImportMs)}, export ${seconds(liteExportMs)}`,
     );
   } finally {
+    for (const server of servers) await server.stop().catch(() => {});
     await admin.end();
     cluster.stop();
     await rm(work, { recursive: true, force: true });
   }
+}
+
+interface Round {
+  dumpMs: number;
+  cpMs: number;
+  exportMs: number;
+  importMs: number;
+}
+
+function report(memory: Memory, rounds: Round[]): void {
+  const dumpMs = median(rounds.map((r) => r.dumpMs));
+  const anchorMs = median(rounds.map((r) => r.dumpMs + r.cpMs));
+  const oursMs = median(rounds.map((r) => r.exportMs + r.importMs));
+  console.log(`  ${memory} memory:`);
+  console.log(`    anchor: pg_dump | psql                    ${seconds(dumpMs)}`);
+  console.log(`    anchor: pg_dump | psql + cp -r objects    ${seconds(anchorMs)}`);
+  console.log(
+    `    ours: export ${seconds(median(rounds.map((r) => r.exportMs)))} + import ${seconds(median(rounds.map((r) => r.importMs)))}; together ${seconds(oursMs)}`,
+  );
+  console.log(
+    `    ratio to pg_dump | psql + cp -r: ${(oursMs / anchorMs).toFixed(2)}× (goal ≤ 1.5×); to pg_dump | psql alone: ${(oursMs / dumpMs).toFixed(2)}×`,
+  );
+}
+
+async function listFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await listFiles(path)));
+    else out.push(path);
+  }
+  return out;
 }

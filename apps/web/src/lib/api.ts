@@ -200,7 +200,16 @@ export function signedUrl(
     .createSignedUrl(file.object_path, 600, download ? { download: file.name } : undefined);
 }
 
-/** Starts or resumes the upload of a file: the files row it goes into. */
+/** The backend's record of an unfinished upload (`public.uploads`): where its bytes go. */
+export interface UploadRow {
+  upload_url: string | null;
+  upload_key: string | null;
+}
+
+/**
+ * The files row of an upload (a new one, or the unfinished one of the same file), with the
+ * backend's record of its tus upload embedded — one round trip for both.
+ */
 export function beginUpload(
   client: DriveClient,
   folderId: string | null,
@@ -213,6 +222,7 @@ export function beginUpload(
       p_size: file.size,
       p_mime_type: file.type || 'application/octet-stream',
     })
+    .select('*,upload:uploads(upload_url,upload_key)')
     .single();
 }
 

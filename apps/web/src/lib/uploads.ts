@@ -9,7 +9,7 @@
  * signing in again. Cancelling deletes the server's upload and the placeholder row.
  */
 import { createUploadQueue, type UploadQueue, type UploadRunner, unwrap } from '@app/backend-react';
-import { BUCKET, beginUpload, discardUpload, type FileRow, markReady } from './api';
+import { BUCKET, beginUpload, discardUpload, type FileRow, markReady, type UploadRow } from './api';
 import type { DriveClient } from './client-types';
 import { onSignOutByUser } from './session';
 import { uploadRecords } from './upload-records';
@@ -40,16 +40,29 @@ interface SdkUpload {
   abort(options?: { terminate?: boolean }): Promise<void>;
 }
 
-/** The SDK's URL store for one files row: the backend's record of its upload. */
-function rowUrlStore(client: DriveClient, row: FileRow, bytes: () => number) {
+/**
+ * The SDK's URL store for one files row: the backend's record of its upload, as
+ * `begin_upload` gave it first (read again after that: a retry may follow a new record).
+ */
+function rowUrlStore(
+  client: DriveClient,
+  row: FileRow,
+  known: UploadRow | null | undefined,
+  bytes: () => number,
+) {
+  let first = known;
   return {
     async get(key: string) {
-      const { data } = await client
-        .from('uploads')
-        .select('upload_url,upload_key')
-        .eq('file_id', row.id)
-        .maybeSingle();
-      const found = data as { upload_url: string | null; upload_key: string | null } | null;
+      let found = first;
+      first = undefined;
+      if (found === undefined) {
+        const { data } = await client
+          .from('uploads')
+          .select('upload_url,upload_key')
+          .eq('file_id', row.id)
+          .maybeSingle();
+        found = data as UploadRow | null;
+      }
       return found?.upload_key === key ? found.upload_url : null;
     },
     async set(key: string, url: string) {
@@ -114,19 +127,20 @@ export function driveUploadRunner(
   return async (item, control) => {
     const file = item.file as File;
     const meta = (item.meta ?? {}) as DriveUploadMeta;
-    const row = (await unwrap(
+    const { upload: record, ...row } = (await unwrap(
       beginUpload(client, (item.target as string | null) ?? null, {
         name: item.name,
         size: item.size,
         type: file.type,
       }),
-    )) as FileRow;
+    )) as FileRow & { upload: UploadRow | null };
     // A restored upload whose row expired meanwhile starts again in a new one.
     if (meta.fileId && meta.fileId !== row.id) await uploadRecords.remove(meta.fileId);
     control.setMeta({ ...meta, fileId: row.id });
     begun(item.id, row.id);
     if (control.signal.aborted) throw control.signal.reason;
-    await uploadRecords.put({
+    // Written while the upload starts; progress is written down at the earliest 2 s later.
+    const recorded = uploadRecords.put({
       fileId: row.id,
       ownerId: row.owner_id,
       name: item.name,
@@ -143,7 +157,8 @@ export function driveUploadRunner(
     let reported = Date.now();
     const report = () => {
       reported = Date.now();
-      void uploadRecords.patch(row.id, { bytes });
+      const at = bytes;
+      void recorded.then(() => uploadRecords.patch(row.id, { bytes: at }));
       // A query runs when awaited (then); a lost report is made good by the next one.
       client.rpc('record_upload', { p_file_id: row.id, p_bytes: bytes }).then(
         () => {},
@@ -157,7 +172,7 @@ export function driveUploadRunner(
       // chunk goes up in a single request.
       retryDelays: RETRY_DELAYS,
       name: `${row.id}:${item.name}`,
-      urlStore: rowUrlStore(client, row, () => bytes),
+      urlStore: rowUrlStore(client, row, record, () => bytes),
       onProgress: (p: { bytes: number; total?: number }) => {
         bytes = p.bytes;
         control.onProgress(p.bytes, p.total ?? item.size);
@@ -185,6 +200,7 @@ export function driveUploadRunner(
       throw outcome.error;
     }
     const ready = (await unwrap(markReady(client, row.id))) as FileRow;
+    await recorded;
     await uploadRecords.remove(row.id);
     return ready;
   };

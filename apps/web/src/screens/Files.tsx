@@ -22,6 +22,7 @@ import {
   searchFiles,
 } from '../lib/api';
 import type { DriveClient } from '../lib/client-types';
+import { pickWithHandles } from '../lib/pickers';
 import type { Entry } from '../lib/selection';
 import { usePictures } from '../lib/thumbnails';
 import { useDrive } from '../lib/use-drive';
@@ -164,7 +165,15 @@ export default function FilesScreen() {
       <Breadcrumbs folderId={folderId} folders={allFolders.data} />
       <h1 className="sr-only">{currentName}</h1>
       <div className="toolbar" role="toolbar" aria-label="Folder actions">
-        <button type="button" className="primary" onClick={() => picker.current?.click()}>
+        <button
+          type="button"
+          className="primary"
+          onClick={async () => {
+            const picked = await pickWithHandles('files');
+            if (picked === null) picker.current?.click();
+            else if (picked.files.length) addFiles(picked, folderId);
+          }}
+        >
           Upload files
         </button>
         <input

@@ -52,10 +52,10 @@ export async function authFetch(http: Http, req: AuthRequest): Promise<unknown> 
       'X-Supabase-Api-Version': API_VERSION,
       ...(method === 'GET' ? {} : { 'Content-Type': 'application/json;charset=UTF-8' }),
     },
-    ...(req.body === undefined ? {} : { json: req.body }),
+    json: req.body,
     token: req.token ?? http.key,
     signal: req.signal ?? null,
-    ...(req.timeout ? { timeout: req.timeout } : {}),
+    timeout: req.timeout || undefined,
     retry: false,
     error: authError,
   });
@@ -92,11 +92,13 @@ export async function attempt<T extends object>(
   try {
     return { data: await fn(), error: null };
   } catch (e) {
-    const error =
-      e instanceof AuthError ? e : new AuthError(String((e as Error)?.message ?? e), { cause: e });
-    return { data: empty, error };
+    return { data: empty, error: toAuthError(e) };
   }
 }
+
+/** `e` when it is an {@link AuthError}, else an `AuthError` with its message. */
+export const toAuthError = (e: unknown): AuthError =>
+  e instanceof AuthError ? e : new AuthError(String((e as Error)?.message ?? e), { cause: e });
 
 /** A response is a session when it has the three token fields. */
 export function asSession(body: unknown, now: number): Session | null {
@@ -105,12 +107,14 @@ export function asSession(body: unknown, now: number): Session | null {
   return { ...s, expires_at: s.expires_at ?? Math.round(now / 1000) + s.expires_in };
 }
 
+/** The bytes of a base64url text (padding optional). */
+export const fromBase64url = (text: string): Uint8Array =>
+  Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
+
 /** The payload of a JWT, or null when it cannot be decoded. */
 export function jwtPayload(token: string): Record<string, unknown> | null {
   try {
-    const part = token.split('.')[1] ?? '';
-    const binary = atob(part.replace(/-/g, '+').replace(/_/g, '/'));
-    return JSON.parse(new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0))));
+    return JSON.parse(new TextDecoder().decode(fromBase64url(token.split('.')[1] ?? '')));
   } catch {
     return null;
   }

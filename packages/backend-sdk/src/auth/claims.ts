@@ -6,6 +6,7 @@
  */
 import { AuthError } from '../errors';
 import type { Http } from '../http/index';
+import { fromBase64url, toAuthError } from './api';
 import { findJwk, type Jwk } from './jwks';
 
 /** The claims of an access token (custom claims of an access-token hook included). */
@@ -63,8 +64,7 @@ const invalid = (message: string) => new AuthError(message, { status: 400, code:
 
 function bytes(part: string): Uint8Array {
   if (!/^[A-Za-z0-9_-]*$/.test(part)) throw invalid('Invalid JWT structure');
-  const binary = atob(part.replace(/-/g, '+').replace(/_/g, '/'));
-  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+  return fromBase64url(part);
 }
 
 const json = (part: string) => JSON.parse(new TextDecoder().decode(bytes(part)));
@@ -115,23 +115,21 @@ export async function verifyClaims(
     const subtle = globalThis.crypto?.subtle;
     const jwk =
       algorithm && header.kid && subtle ? await findJwk(http, header.kid, now, options.jwks) : null;
-    if (!jwk || !algorithm || !subtle) {
+    if (jwk && algorithm && subtle) {
+      const key = await subtle.importKey('jwk', jwk as JsonWebKey, algorithm, true, ['verify']);
+      const valid = await subtle.verify(
+        algorithm,
+        key,
+        signature as BufferSource,
+        signed as BufferSource,
+      );
+      if (!valid) throw invalid('Invalid JWT signature');
+    } else {
       const error = await serverCheck(token);
       if (error) throw error;
-      return { data: { claims: payload, header, signature }, error: null };
     }
-    const key = await subtle.importKey('jwk', jwk as JsonWebKey, algorithm, true, ['verify']);
-    const valid = await subtle.verify(
-      algorithm,
-      key,
-      signature as BufferSource,
-      signed as BufferSource,
-    );
-    if (!valid) throw invalid('Invalid JWT signature');
     return { data: { claims: payload, header, signature }, error: null };
   } catch (e) {
-    const error =
-      e instanceof AuthError ? e : new AuthError(String((e as Error)?.message ?? e), { cause: e });
-    return { data: null, error };
+    return { data: null, error: toAuthError(e) };
   }
 }

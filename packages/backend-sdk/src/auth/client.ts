@@ -181,6 +181,23 @@ export class AuthClient extends SignInClient {
   }
 
   /**
+   * Sends the signed-in user a reauthentication code (by mail, or by SMS to a phone-only
+   * user). Where the project requires it for password changes on sessions older than 24 h,
+   * pass the code to `updateUser` as `nonce`.
+   *
+   * @example
+   * await auth.reauthenticate();
+   * await auth.updateUser({ password: 'a new password', nonce: codeFromTheMail });
+   */
+  reauthenticate(): Promise<AuthResult<UserAndSession>> {
+    return attempt<UserAndSession>(none, async () => {
+      const { access_token } = await this.requireSession();
+      await authFetch(this.http, { method: 'GET', path: '/reauthenticate', token: access_token });
+      return none;
+    });
+  }
+
+  /**
    * Sets the session from tokens (e.g. from another context); refreshes it when expired.
    *
    * @example

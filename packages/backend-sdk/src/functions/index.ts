@@ -52,8 +52,8 @@ async function decode(res: Response): Promise<unknown> {
 /** The functions capability of one project. */
 export class FunctionsClient {
   /** The HTTP layer invocations go through. */
-  readonly http: Http;
-  private token: string | null = null;
+  declare readonly http: Http;
+  #token: string | null = null;
 
   constructor(http: Http) {
     this.http = http;
@@ -61,7 +61,7 @@ export class FunctionsClient {
 
   /** Sends `token` as the bearer of later invocations (instead of the session's). */
   setAuth(token: string | null): void {
-    this.token = token;
+    this.#token = token;
   }
 
   /**
@@ -78,7 +78,8 @@ export class FunctionsClient {
         details: m,
         type: 'fetch',
       });
-    let { body } = options;
+    const { body } = options;
+    let json: unknown;
     if (body !== undefined && !hasHeader(options.headers ?? {}, 'content-type')) {
       if (typeof Blob !== 'undefined' && body instanceof Blob)
         headers['Content-Type'] = body.type || 'application/octet-stream';
@@ -91,29 +92,28 @@ export class FunctionsClient {
         !(body instanceof URLSearchParams)
       ) {
         headers['Content-Type'] = 'application/json';
-        body = { json: body };
+        json = body;
       }
-    } else if (isPlainObject(body) || Array.isArray(body)) body = { json: body };
+    } else if (isPlainObject(body) || Array.isArray(body)) json = body;
     const query = new URLSearchParams();
     if (options.region && options.region !== 'any') {
       headers['x-region'] = options.region;
       query.set('forceFunctionRegion', options.region);
     }
-    const key = this.http.key;
-    const token =
-      this.token ?? (await this.http.accessToken()) ?? (key.startsWith('sb_') ? null : key);
     let res: Response;
     try {
-      const json = (body as { json?: unknown } | undefined)?.json;
       res = await this.http.send({
         method: options.method ?? 'POST',
         path: `/functions/v1/${name.split('/').map(encodeURIComponent).join('/')}`,
         query: query.toString(),
         headers: { ...headers, ...options.headers },
-        ...(json !== undefined ? { json } : { body: (body as BodyInit) ?? null }),
+        // A `json` value wins over `body` in the HTTP layer.
+        json,
+        body: (body as BodyInit) ?? null,
         signal: options.signal ?? null,
-        ...(options.timeout ? { timeout: options.timeout } : {}),
-        token,
+        timeout: options.timeout || undefined,
+        // Else the session's token, or the key (never a publishable or secret one).
+        token: this.#token ?? undefined,
         retry: false,
         error: fetchError,
       });

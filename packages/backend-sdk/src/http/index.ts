@@ -188,8 +188,7 @@ export function createHttp(options: HttpOptions): Http {
       const ms = req.timeout ?? options.timeout;
       // One deadline for the request and its retries.
       const timer = ms ? AbortSignal.timeout(ms) : undefined;
-      const signals = [signal, timer].filter((s) => s !== undefined);
-      const combined = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+      const combined = signal && timer ? AbortSignal.any([signal, timer]) : (signal ?? timer);
       const init = {
         method,
         headers,
@@ -232,17 +231,17 @@ const isStream = (body: unknown): body is ReadableStream =>
   typeof ReadableStream !== 'undefined' && body instanceof ReadableStream;
 
 /** `Retry-After` in ms (delta-seconds or an HTTP date), or undefined. */
-function retryAfter(response: Response): number | undefined {
+const retryAfter = (response: Response): number | undefined => {
   const value = response.headers.get('retry-after');
   if (!value) return undefined;
   const seconds = Number(value);
   const ms = Number.isNaN(seconds) ? Date.parse(value) - Date.now() : seconds * 1000;
   return Number.isNaN(ms) ? undefined : Math.max(0, ms);
-}
+};
 
 /** Waits `ms`, or rejects with the signal's reason when it aborts first. */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
+export const sleep = (ms: number, signal: AbortSignal | undefined): Promise<void> =>
+  new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const done = () => {
       signal?.removeEventListener('abort', stop);
@@ -255,7 +254,6 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
     };
     signal?.addEventListener('abort', stop, { once: true });
   });
-}
 
 const aborted = (req: HttpRequest, cause: unknown) =>
   req.error('The request was aborted', { code: 'aborted', cause });
@@ -264,8 +262,7 @@ const aborted = (req: HttpRequest, cause: unknown) =>
  * True for the hosted backend's publishable and secret keys (`sb_publishable_…`,
  * `sb_secret_…`): not JWTs, so never sent as a bearer token.
  */
-export const isOpaqueKey = (key: string): boolean =>
-  key.startsWith('sb_publishable_') || key.startsWith('sb_secret_');
+export const isOpaqueKey = (key: string): boolean => /^sb_(publishable|secret)_/.test(key);
 
 /** Case-insensitive header lookup in a plain object. */
 export function hasHeader(headers: Record<string, string>, name: string): boolean {

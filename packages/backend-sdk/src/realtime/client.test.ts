@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createHttp } from '../http/index';
 import { RealtimeClient, type WebSocketLike } from './client';
 import type { Timers } from './timers';
@@ -22,13 +22,17 @@ function manualTimers() {
       const [id, t] = [...due.entries()].sort((a, b) => a[1].at - b[1].at)[0] ?? [];
       if (id === undefined || !t || t.at > end) break;
       due.delete(id);
-      now = t.at;
+      now = Math.max(now, t.at); // a timer due while the device slept fires late
       t.fn();
       await new Promise((r) => setTimeout(r, 0));
     }
     now = end;
   };
-  return { timers, advance };
+  /** The device sleeps `ms`: the clock moves on, no timer fires until the next `advance`. */
+  const sleep = (ms: number) => {
+    now += ms;
+  };
+  return { timers, advance, sleep };
 }
 
 /** A scripted socket: records frames; the test opens it and answers. */
@@ -159,5 +163,130 @@ describe('RealtimeClient (scripted socket, manual timers)', () => {
     expect(joinsAt).toEqual([0, 1000, 3000, 8000, 18000]);
     expect(errors.every((c) => c === 'Unauthorized')).toBe(true);
     client.disconnect();
+  });
+
+  describe('after a sleep or a network change', () => {
+    afterEach(() => {
+      vi.unstubAllGlobals();
+    });
+
+    /** A page's `window` events (online, visibilitychange) in Node. */
+    const pageEvents = () => {
+      const target = new EventTarget();
+      vi.stubGlobal('window', {});
+      vi.stubGlobal('addEventListener', target.addEventListener.bind(target));
+      return (type: string) => target.dispatchEvent(new Event(type));
+    };
+
+    /** A client with one joined channel on an open scripted socket. */
+    const joined = async (options: { heartbeatIntervalMs?: number } = {}) => {
+      FakeSocket.all = [];
+      const manual = manualTimers();
+      const http = createHttp({ url: 'http://h', key: 'ANON', accessToken: () => 'T' });
+      const client = new RealtimeClient(http, {
+        transport: FakeSocket,
+        timers: manual.timers,
+        ...options,
+      });
+      const statuses: string[] = [];
+      client.channel('room').subscribe((s) => statuses.push(s));
+      const socket = FakeSocket.all[0] as FakeSocket;
+      socket.open();
+      await tick();
+      const [join] = socket.frames('phx_join');
+      socket.reply(join?.[1] as string, join?.[0] as string, 'realtime:room', {
+        postgres_changes: [],
+      });
+      await tick();
+      expect(statuses).toEqual(['SUBSCRIBED']);
+      return { client, socket, statuses, ...manual };
+    };
+
+    for (const event of ['visibilitychange', 'online']) {
+      it(`on ${event}, checks an open socket with a heartbeat at once; no reply within the timeout: reconnects now and rejoins`, async () => {
+        const fire = pageEvents();
+        const { client, socket, statuses, advance } = await joined();
+        await advance(5_000);
+        expect(socket.frames('heartbeat')).toHaveLength(0);
+        fire(event);
+        expect(socket.frames('heartbeat')).toHaveLength(1);
+        await advance(4_000);
+        // Another wake: another heartbeat, whose reply now decides.
+        fire(event);
+        expect(socket.frames('heartbeat')).toHaveLength(2);
+        await advance(9_999);
+        expect(FakeSocket.all).toHaveLength(1);
+        expect(statuses).toEqual(['SUBSCRIBED']);
+        await advance(1); // the timeout (10 s), long before the next beat (25 s)
+        expect(socket.readyState).toBe(3);
+        expect(statuses).toEqual(['SUBSCRIBED', 'CHANNEL_ERROR']);
+        expect(FakeSocket.all).toHaveLength(2); // at once, not after the backoff
+        const next = FakeSocket.all[1] as FakeSocket;
+        next.open();
+        await tick();
+        const [rejoin] = next.frames('phx_join');
+        expect(rejoin?.[2]).toBe('realtime:room');
+        next.reply(rejoin?.[1] as string, rejoin?.[0] as string, 'realtime:room', {
+          postgres_changes: [],
+        });
+        await tick();
+        expect(statuses).toEqual(['SUBSCRIBED', 'CHANNEL_ERROR', 'SUBSCRIBED']);
+        client.disconnect();
+      });
+    }
+
+    it('keeps a socket that answers the wake heartbeat, and beats on as before', async () => {
+      const fire = pageEvents();
+      const { client, socket, statuses, advance } = await joined();
+      fire('online');
+      const [beat] = socket.frames('heartbeat');
+      socket.reply(beat?.[1] as string, null, 'phoenix');
+      await advance(24_999);
+      expect(FakeSocket.all).toHaveLength(1);
+      expect(socket.frames('heartbeat')).toHaveLength(1);
+      await advance(1); // the next beat, one interval after the wake's
+      expect(socket.frames('heartbeat')).toHaveLength(2);
+      expect(statuses).toEqual(['SUBSCRIBED']);
+      expect(client.isConnected()).toBe(true);
+      client.disconnect();
+    });
+
+    it('after a sleep, the late beat waits the timeout for its reply, not a whole interval', async () => {
+      const { client, socket, statuses, advance, sleep } = await joined({
+        heartbeatIntervalMs: 60_000,
+      });
+      sleep(5 * 60_000); // the device sleeps; the beat's timer fires on waking, late
+      await advance(0);
+      expect(socket.frames('heartbeat')).toHaveLength(1);
+      await advance(9_999);
+      expect(statuses).toEqual(['SUBSCRIBED']);
+      await advance(1);
+      expect(statuses).toEqual(['SUBSCRIBED', 'CHANNEL_ERROR']);
+      expect(FakeSocket.all).toHaveLength(2);
+      client.disconnect();
+    });
+
+    it('a beat on time still has the whole interval for its reply', async () => {
+      const { client, socket, statuses, advance } = await joined({ heartbeatIntervalMs: 60_000 });
+      await advance(60_000);
+      expect(socket.frames('heartbeat')).toHaveLength(1);
+      await advance(59_999);
+      expect(statuses).toEqual(['SUBSCRIBED']);
+      await advance(1);
+      expect(statuses).toEqual(['SUBSCRIBED', 'CHANNEL_ERROR']);
+      client.disconnect();
+    });
+
+    it('a closed socket reconnects on wake without waiting for its backoff', async () => {
+      const fire = pageEvents();
+      const { client, socket, advance } = await joined();
+      socket.readyState = 3;
+      socket.onclose?.({});
+      await advance(500); // the backoff would wait 1 s
+      expect(FakeSocket.all).toHaveLength(1);
+      fire('visibilitychange');
+      expect(FakeSocket.all).toHaveLength(2);
+      client.disconnect();
+    });
   });
 });

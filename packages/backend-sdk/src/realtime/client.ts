@@ -71,6 +71,7 @@ export class RealtimeClient {
   #reconnectTimer: unknown;
   #connectTimer: unknown;
   #pendingHeartbeat: string | null = null;
+  readonly #interval: number;
   #closedByUser = true;
   #sendBuffer: Array<string | ArrayBuffer> = [];
 
@@ -84,9 +85,10 @@ export class RealtimeClient {
     this.vsn = options.vsn ?? '2.0.0';
     this.timeout = options.timeout ?? 10_000;
     this.timers = options.timers ?? platformTimers;
+    this.#interval = options.heartbeatIntervalMs ?? 25_000;
     if (typeof addEventListener === 'function' && typeof window !== 'undefined') {
-      addEventListener('online', () => this.#wake());
-      addEventListener('visibilitychange', () => this.#wake());
+      // Back online, or visible again (after sleep, or restored from the back/forward cache).
+      for (const type of ['online', 'visibilitychange']) addEventListener(type, () => this.#wake());
     }
   }
 
@@ -112,7 +114,7 @@ export class RealtimeClient {
     const Transport =
       this.#options.transport ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
     if (!Transport) {
-      throw new TypeError('No WebSocket available: pass `realtime: { transport }` (e.g. ws)');
+      throw new TypeError('No WebSocket: pass `realtime: { transport }` (e.g. ws)');
     }
     const conn = new Transport(this.endpoint);
     this.#conn = conn;
@@ -222,13 +224,21 @@ export class RealtimeClient {
     else this.#sendBuffer.push(frame);
   }
 
+  /**
+   * The page is back: a socket that looks open may have died while the device slept or
+   * changed networks, so it is checked with a heartbeat at once (the latest one decides); a
+   * closed one reconnects now instead of after its backoff.
+   */
   #wake(): void {
-    if (this.#closedByUser || this.isConnected()) return;
+    if (this.#closedByUser) return;
     if (typeof document !== 'undefined' && document.visibilityState === 'hidden') return;
-    this.timers.clearTimeout(this.#reconnectTimer);
-    this.#tries = 0;
-    this.#drop();
-    this.connect();
+    if (this.isConnected()) this.#beat(true);
+    else {
+      this.timers.clearTimeout(this.#reconnectTimer);
+      this.#tries = 0;
+      this.#drop();
+      this.connect();
+    }
   }
 
   #opened(): void {
@@ -242,32 +252,42 @@ export class RealtimeClient {
 
   #scheduleHeartbeat(): void {
     this.timers.clearTimeout(this.#heartbeatTimer);
-    this.#heartbeatTimer = this.timers.setTimeout(
-      () => this.#heartbeat(),
-      this.#options.heartbeatIntervalMs ?? 25_000,
-    );
+    const due = this.timers.now() + this.#interval;
+    this.#heartbeatTimer = this.timers.setTimeout(() => {
+      if (!this.isConnected()) return;
+      // No reply since the last beat: the connection is dead (sleep, network change).
+      if (this.#pendingHeartbeat) return this.#dead();
+      // A beat a whole interval late: the page was asleep or frozen meanwhile.
+      this.#beat(this.timers.now() - due > this.#interval);
+    }, this.#interval);
   }
 
-  #heartbeat(): void {
-    if (!this.isConnected()) return;
-    if (this.#pendingHeartbeat) {
-      // No reply since the last beat: the connection is dead (sleep, network change).
-      this.#pendingHeartbeat = null;
-      const conn = this.#conn;
-      this.#drop();
-      if (conn) this.#closed(conn);
-      return;
-    }
-    this.#pendingHeartbeat = this.makeRef();
-    this.push({
-      join_ref: null,
-      ref: this.#pendingHeartbeat,
-      topic: 'phoenix',
-      event: 'heartbeat',
-      payload: {},
-    });
+  /**
+   * Sends a heartbeat. When `checking` (on wake, or a beat that came late) its reply is
+   * awaited `timeout` ms, not a whole interval: without it the socket is dropped and a new
+   * one opened at once (its channels rejoin).
+   */
+  #beat(checking: boolean): void {
+    const ref = this.makeRef();
+    this.#pendingHeartbeat = ref;
+    this.push({ join_ref: null, ref, topic: 'phoenix', event: 'heartbeat', payload: {} });
     this.#scheduleHeartbeat();
     void this.sessionToken();
+    if (!checking) return;
+    this.timers.setTimeout(() => {
+      if (this.#pendingHeartbeat === ref) {
+        this.#dead();
+        this.#wake();
+      }
+    }, this.timeout);
+  }
+
+  /** The open socket stopped answering: dropped, and replaced as after a loss. */
+  #dead(): void {
+    this.#pendingHeartbeat = null;
+    const conn = this.#conn;
+    this.#drop();
+    if (conn) this.#closed(conn);
   }
 
   #receive(data: string | ArrayBuffer): void {

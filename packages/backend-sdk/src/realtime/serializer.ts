@@ -80,11 +80,10 @@ export function decode(data: string | ArrayBuffer | Uint8Array, vsn: Vsn): Messa
       return { join_ref: null, ref: null, topic, event: 'broadcast', payload };
     }
     const value = JSON.parse(data);
-    if (vsn === '1.0.0' || !Array.isArray(value)) {
-      const { join_ref = null, ref = null, topic, event, payload } = value;
-      return { join_ref, ref, topic, event, payload: payload ?? {} };
-    }
-    const [join_ref, ref, topic, event, payload] = value;
+    const [join_ref, ref, topic, event, payload] =
+      vsn === '1.0.0' || !Array.isArray(value)
+        ? [value.join_ref ?? null, value.ref ?? null, value.topic, value.event, value.payload]
+        : value;
     return { join_ref, ref, topic, event, payload: payload ?? {} };
   } catch {
     return undefined;

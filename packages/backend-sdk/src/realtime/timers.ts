@@ -4,7 +4,7 @@
  * throttled that way.
  */
 
-import type { Timers } from '../auth/refresh';
+import { systemTimers, type Timers } from '../auth/refresh';
 
 export type { Timers };
 
@@ -13,9 +13,8 @@ export type { Timers };
  * stays alive (unlike auth's refresh timers).
  */
 export const platformTimers: Timers = {
+  ...systemTimers,
   setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (id) => clearTimeout(id as ReturnType<typeof setTimeout>),
-  now: () => Date.now(),
 };
 
 const SCRIPT =
@@ -50,7 +49,7 @@ export function workerTimers(): Timers {
     clearTimeout(id) {
       if (pending.delete(id as number)) worker.postMessage([id, -1]);
     },
-    now: () => Date.now(),
+    now: systemTimers.now,
   };
 }
 

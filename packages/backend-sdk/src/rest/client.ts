@@ -58,6 +58,21 @@ type RelsOf<R> = R extends { Relationships: infer X } ? X : unknown;
 type InsertOf<R> = R extends { Insert: infer I } ? I : never;
 type UpdateOf<R> = R extends { Update: infer U } ? U : never;
 
+/** `Prefer` values: `first`, then the count and (inserts) the missing-column ones. */
+const preferOf = (options: InsertOptions, first: string[] = []) => {
+  const prefer = [...first];
+  if (options.count) prefer.push(`count=${options.count}`);
+  if (options.defaultToNull === false) prefer.push('missing=default');
+  return prefer;
+};
+
+/** The `columns` query parameter of a bulk insert: every key of every row. */
+const columnsOf = (values: unknown): [string, string][] => {
+  if (!Array.isArray(values)) return [];
+  const keys = new Set(values.flatMap((v) => Object.keys(v ?? {})));
+  return keys.size ? [['columns', [...keys].map((k) => `"${k}"`).join(',')]] : [];
+};
+
 /** Builds requests on one table or view. */
 export class TableBuilder<
   Schema extends GenericSchema,
@@ -66,27 +81,14 @@ export class TableBuilder<
   Name = unknown,
 > {
   /** The request state every builder of this relation starts from. */
-  readonly state: RestState;
+  declare readonly state: RestState;
 
   constructor(state: RestState) {
     this.state = state;
   }
 
-  private build(method: RestState['method'], patch: Partial<RestState> = {}) {
+  #build(method: RestState['method'], patch: Partial<RestState> = {}) {
     return new RestBuilder({ ...this.state, method, ...patch });
-  }
-
-  private static prefer(options: InsertOptions, first: string[] = []) {
-    const prefer = [...first];
-    if (options.count) prefer.push(`count=${options.count}`);
-    if (options.defaultToNull === false) prefer.push('missing=default');
-    return prefer;
-  }
-
-  private static columns(values: unknown): [string, string][] {
-    if (!Array.isArray(values)) return [];
-    const keys = new Set(values.flatMap((v) => Object.keys(v ?? {})));
-    return keys.size ? [['columns', [...keys].map((k) => `"${k}"`).join(',')]] : [];
   }
 
   /**
@@ -102,9 +104,9 @@ export class TableBuilder<
     ParseSelect<Schema, RowOf<Relation>, Name, RelsOf<Relation>, Q>[],
     Name
   > {
-    return this.build(options.head ? 'HEAD' : 'GET', {
+    return this.#build(options.head ? 'HEAD' : 'GET', {
       query: [['select', cleanColumns(columns ?? '*')]],
-      prefer: options.count ? [`count=${options.count}`] : [],
+      prefer: preferOf({ count: options.count }),
     }) as never;
   }
 
@@ -113,10 +115,10 @@ export class TableBuilder<
     values: InsertOf<Relation> | InsertOf<Relation>[],
     options: InsertOptions = {},
   ): RestBuilder<Schema, RowOf<Relation>, null, Name> {
-    return this.build('POST', {
+    return this.#build('POST', {
       body: values,
-      query: TableBuilder.columns(values),
-      prefer: TableBuilder.prefer(options),
+      query: columnsOf(values),
+      prefer: preferOf(options),
     }) as never;
   }
 
@@ -127,10 +129,10 @@ export class TableBuilder<
   ): RestBuilder<Schema, RowOf<Relation>, null, Name> {
     const query: [string, string][] =
       options.onConflict === undefined ? [] : [['on_conflict', options.onConflict]];
-    return this.build('POST', {
+    return this.#build('POST', {
       body: values,
-      query: [...query, ...TableBuilder.columns(values)],
-      prefer: TableBuilder.prefer(options, [
+      query: [...query, ...columnsOf(values)],
+      prefer: preferOf(options, [
         `resolution=${options.ignoreDuplicates ? 'ignore' : 'merge'}-duplicates`,
       ]),
     }) as never;
@@ -141,12 +143,12 @@ export class TableBuilder<
     values: UpdateOf<Relation>,
     options: MutationOptions = {},
   ): RestBuilder<Schema, RowOf<Relation>, null, Name> {
-    return this.build('PATCH', { body: values, prefer: TableBuilder.prefer(options) }) as never;
+    return this.#build('PATCH', { body: values, prefer: preferOf(options) }) as never;
   }
 
   /** Deletes the rows matched by the filters that follow. */
   delete(options: MutationOptions = {}): RestBuilder<Schema, RowOf<Relation>, null, Name> {
-    return this.build('DELETE', { prefer: TableBuilder.prefer(options) }) as never;
+    return this.#build('DELETE', { prefer: preferOf(options) }) as never;
   }
 }
 
@@ -174,18 +176,18 @@ export class RestClient<
   Schema extends GenericSchema = SchemaOf<Database, Name>,
 > {
   /** The HTTP layer requests go through. */
-  readonly http: Http;
+  declare readonly http: Http;
   /** The schema requests address. */
-  readonly schemaName: string;
-  private readonly urlLimit: number;
+  declare readonly schemaName: string;
+  readonly #urlLimit: number;
 
   constructor(http: Http, schema = 'public', urlLengthLimit = 8000) {
     this.http = http;
     this.schemaName = schema;
-    this.urlLimit = urlLengthLimit;
+    this.#urlLimit = urlLengthLimit;
   }
 
-  private state(path: string): RestState {
+  #state(path: string): RestState {
     return {
       http: this.http,
       path: `/rest/v1/${path}`,
@@ -194,7 +196,7 @@ export class RestClient<
       query: [],
       headers: {},
       prefer: [],
-      urlLimit: this.urlLimit,
+      urlLimit: this.#urlLimit,
     };
   }
 
@@ -209,12 +211,12 @@ export class RestClient<
   ): TableBuilder<Schema, Relations<Schema>[T], T> {
     if (typeof relation !== 'string' || relation.trim() === '')
       throw new RestError('from() needs a table or view name', { code: 'invalid_argument' });
-    return new TableBuilder(this.state(encodeURIComponent(relation)));
+    return new TableBuilder(this.#state(encodeURIComponent(relation)));
   }
 
   /** The same client addressing another exposed schema. */
   schema<S extends SchemaName<Database>>(name: S): RestClient<Database, S> {
-    return new RestClient(this.http, name, this.urlLimit);
+    return new RestClient(this.http, name, this.#urlLimit);
   }
 
   /**
@@ -234,11 +236,10 @@ export class RestClient<
     const entries = Object.entries((args ?? {}) as Record<string, unknown>);
     const objectArg = options.head && entries.some(([, v]) => isObject(v));
     const inQuery = !objectArg && (options.head || options.get);
-    const prefer: string[] = [];
-    if (options.count) prefer.push(`count=${options.count}`);
+    const prefer = preferOf({ count: options.count });
     if (objectArg) prefer.push('return=minimal');
     return new RestBuilder({
-      ...this.state(`rpc/${encodeURIComponent(fn)}`),
+      ...this.#state(`rpc/${encodeURIComponent(fn)}`),
       method: inQuery ? (options.head ? 'HEAD' : 'GET') : 'POST',
       body: inQuery ? undefined : args,
       query: inQuery

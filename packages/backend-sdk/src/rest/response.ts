@@ -32,7 +32,7 @@ export async function readResponse<Result>(
     if (Array.isArray(parsed) && status === 404)
       return { data: [] as Result, error: null, count: null, status: 200, statusText: 'OK' };
     const e = (parsed ?? {}) as Record<string, unknown>;
-    const error = new RestError(String(e.message ?? statusText ?? 'Request failed'), {
+    const error = new RestError(String(e.message ?? statusText), {
       status,
       code: typeof e.code === 'string' ? e.code : '',
       details: e.details ?? null,

@@ -32,7 +32,10 @@ const settings = (o: BucketOptions) => ({
 
 /** Bucket calls, mixed into the storage client. */
 export class BucketApi {
-  constructor(protected readonly http: Http) {}
+  declare protected readonly http: Http;
+  constructor(http: Http) {
+    this.http = http;
+  }
 
   /** Lists the buckets the caller may see. */
   listBuckets(

@@ -7,7 +7,7 @@ import { BackendError, type BackendErrorOptions, type ErrorKind } from '../error
  */
 export class StorageError extends BackendError {
   /** `StorageApiError` when the server answered, else `StorageUnknownError` (as supabase-js). */
-  override name: string;
+  declare name: string;
   override readonly kind: ErrorKind = 'storage';
   /** The logical status from the body, as a string (`"404"`), or the HTTP status. */
   readonly statusCode: string;

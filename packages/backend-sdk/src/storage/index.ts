@@ -44,7 +44,7 @@ const tusFetchFor =
       body: (node && http.options.fetch ? await node.forFetch(init.body) : init.body) as BodyInit,
       transport: node?.nodeFetch as Fetch | undefined,
       signal: init.signal,
-      ...(init.timeout ? { timeout: init.timeout } : {}),
+      timeout: init.timeout || undefined,
       retry: false,
       error: (message, options) => new UploadError(message, options),
     });

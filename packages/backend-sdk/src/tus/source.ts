@@ -206,14 +206,19 @@ export async function openSource(
   }
   if (typeof Blob !== 'undefined' && input instanceof Blob) {
     const file = input as Partial<File>;
-    const info = { name: name || file.name || '', type: input.type, size: input.size };
+    const info = {
+      name: name || file.name || '',
+      type: input.type,
+      size: input.size,
+      lastModified: file.lastModified ?? 0,
+    };
     // In a browser the slice itself is the body: the browser reads it from the file as it
     // sends it, off the main thread. Bytes read into memory first are copied on the main
     // thread by fetch (100–300 ms per 6 MiB chunk measured in Chromium: the page froze).
     const inPage =
       typeof document !== 'undefined' &&
       !(globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node;
-    return seekable({ ...info, lastModified: file.lastModified ?? 0 }, async (start, end) =>
+    return seekable(info, async (start, end) =>
       inPage
         ? input.slice(start, end)
         : new Uint8Array(await input.slice(start, end).arrayBuffer()),

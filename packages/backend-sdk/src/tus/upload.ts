@@ -2,6 +2,7 @@
  * The resumable upload controller: start, pause, resume, abort; retries with delays; resume
  * across reloads through a fingerprint store; progress events.
  */
+import { sleep } from '../http/index';
 import { UploadError } from './errors';
 import { defaultUrlStore, fingerprint, type UrlStore } from './fingerprint';
 import {
@@ -98,17 +99,6 @@ const asUploadError = (e: unknown): UploadError =>
           cause: e,
         })
       : new UploadError(String((e as Error)?.message ?? e), { code: 'internal', cause: e });
-
-const wait = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done);
-  });
 
 /**
  * One resumable upload. `result` settles once with `{ data, error }` (never rejects): on
@@ -282,7 +272,8 @@ export class ResumableUpload {
           const delay = delays[attempt];
           if (delay === undefined) throw error;
           this.#options.onRetry?.({ delay, attempt: ++attempt, error });
-          await wait(delay, signal);
+          // An abort (pause) ends the wait early.
+          await sleep(delay, signal).catch(() => {});
           if (signal.aborted) return;
         }
       }
@@ -323,6 +314,7 @@ export class ResumableUpload {
     };
     let chunk: { data: ChunkBody; last: boolean } | undefined;
     let lengthSent = total !== undefined;
+    let saving: Promise<void> | undefined;
     if (this.url) {
       const head = await headUpload(fetch, this.url, headers, signal);
       this.bytes = head.offset;
@@ -355,7 +347,12 @@ export class ResumableUpload {
       );
       this.url = created.url;
       lengthSent = total !== undefined;
-      if (this.#key) await this.#store?.set(this.#key, created.url);
+      // Kept while the next chunks are sent (one round trip less before them); settled before
+      // the upload finishes, so its removal on success always comes after it.
+      saving = (async () => {
+        if (this.#key) await this.#store?.set(this.#key, created.url);
+      })();
+      saving.catch(() => {});
       this.bytes = created.offset;
       if (sendFirst && this.bytes > 0) progress(this.bytes);
       else if (chunk && !sendFirst) this.#ahead = { start: 0, chunk: Promise.resolve(chunk) };
@@ -374,6 +371,7 @@ export class ResumableUpload {
       }
       progress(this.bytes - at);
     }
+    await saving;
     if (this.bytes === 0) progress(0);
     await this.#forget();
     this.#finish({

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect, createServer as createTcpServer, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { type Browser, chromium } from 'playwright-core';
@@ -47,10 +47,12 @@ const close = (server: Server) =>
     server.close(() => resolve());
   });
 
-/** Serves the test page (`page.ts` bundled with the SDK) on its own origin. */
-export async function servePage(): Promise<{ url: string; close(): Promise<void> }> {
+/** Serves a test page (`page.ts`, or `entry`, bundled with the SDK) on its own origin. */
+export async function servePage(
+  entry = './page.ts',
+): Promise<{ url: string; close(): Promise<void> }> {
   const bundle = await build({
-    entryPoints: [fileURLToPath(new URL('./page.ts', import.meta.url))],
+    entryPoints: [fileURLToPath(new URL(entry, import.meta.url))],
     bundle: true,
     write: false,
     format: 'iife',
@@ -202,5 +204,54 @@ export async function refreshProxy(target: string) {
       });
     },
     close: () => close(server),
+  };
+}
+
+/**
+ * A TCP proxy to `target` standing for a device's network. `freeze()` stops every open
+ * connection where it is, without closing it: no byte goes through in either direction, and
+ * neither end hears of it (a laptop that slept, a network that changed under a socket). New
+ * connections go through as before.
+ */
+export async function freezingProxy(target: string) {
+  const { hostname, port } = new URL(target);
+  const live = new Set<[Socket, Socket]>();
+  const frozen = new Set<[Socket, Socket]>();
+  const server = createTcpServer((client) => {
+    const upstream = connect(Number(port), hostname);
+    const pair: [Socket, Socket] = [client, upstream];
+    live.add(pair);
+    client.pipe(upstream);
+    upstream.pipe(client);
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+      live.delete(pair);
+    };
+    for (const socket of pair) socket.on('error', drop).on('close', drop);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    /** How many connections are open and passing bytes. */
+    get open() {
+      return live.size;
+    },
+    freeze() {
+      for (const pair of live) {
+        const [client, upstream] = pair;
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        client.pause();
+        upstream.pause();
+        frozen.add(pair);
+      }
+      live.clear();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const pair of [...live, ...frozen]) for (const socket of pair) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
 }

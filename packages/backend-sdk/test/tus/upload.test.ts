@@ -213,6 +213,53 @@ describe('resumable uploads against the real server', () => {
     expect(JSON.parse(await readFile(storePath, 'utf8'))).toEqual({});
   }, 60_000);
 
+  it('sends the next chunk while the store keeps the new URL, and forgets it only after', async () => {
+    const user = newUser(server);
+    const store = memoryUrlStore();
+    const data = bytes(3 * MiB, 21);
+    const events: string[] = [];
+    let patched!: () => void;
+    const firstPatch = new Promise<void>((resolve) => {
+      patched = resolve;
+    });
+    const fetcher = (async (input: Request | string | URL, init?: RequestInit) => {
+      const method = init?.method ?? 'GET';
+      if (method === 'PATCH') patched();
+      const res = await fetch(input, init);
+      events.push(`${method} ${res.status}`);
+      return res;
+    }) as typeof fetch;
+    // A store that is slow to keep the URL: it answers only once a PATCH went out, which
+    // never happens if the upload waits for the store before its next chunk.
+    const slow = {
+      ...store,
+      async set(k: string, v: string) {
+        await firstPatch;
+        await store.set(k, v);
+        events.push('set');
+      },
+      async remove(k: string) {
+        events.push('remove');
+        await store.remove(k);
+      },
+    };
+    const upload = clientFor(server, user, { fetch: fetcher })
+      .storage.from('tus')
+      .uploadResumable(`${user.id}/slow-store.bin`, new Blob([data]), {
+        urlStore: slow,
+        chunkSize: MiB,
+      });
+    const { error } = await upload.result;
+    expect(error).toBeNull();
+    expect(events[0]).toBe('POST 201');
+    expect(events.indexOf('set')).toBeGreaterThan(0);
+    expect(events.indexOf('remove')).toBeGreaterThan(events.indexOf('set'));
+    expect(events.filter((e) => e === 'PATCH 204').length).toBe(2);
+    expect(
+      await storedSha(clientFor(server, user).storage, 'tus', `${user.id}/slow-store.bin`),
+    ).toBe(sha256(data));
+  }, 30_000);
+
   it('drops a stale stored URL and starts over', async () => {
     const user = newUser(server);
     const store = memoryUrlStore();

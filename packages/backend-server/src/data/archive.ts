@@ -10,16 +10,15 @@ import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs
 import { basename, dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { Database } from '../db/index';
-import { dumpDatabase } from './dump';
+import { startCopyThread } from './copy';
+import { type Dump, dumpDatabase } from './dump';
 import { applyScript, DataError, RESET_AFTER_DUMP } from './restore';
-import { copyBytes, type TarEntry, TarError, TarReader, TarWriter } from './tar';
+import { header, type TarEntry, TarError, TarReader, TarWriter } from './tar';
 import { wipeDatabase } from './wipe';
 
 export const ARCHIVE_FORMAT = 'backend-server-archive';
 export const ARCHIVE_VERSION = 1;
 const VERSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const CHUNK = 4 << 20;
-const buffers = (): [Buffer, Buffer] => [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)];
 
 export interface ArchiveManifest {
   format: typeof ARCHIVE_FORMAT;
@@ -42,89 +41,98 @@ const objectFile = (storageDir: string, version: string) =>
 /**
  * Writes an archive of the database and the stored objects to `file` (through a temporary
  * file renamed at the end, so a failed export leaves nothing half written). The objects are
- * copied while the database is dumped: both come from one snapshot (the dump's transaction
- * lists the object versions first).
+ * copied by the copy thread while the main thread dumps the database: both come from one
+ * snapshot (the dump's transaction lists the object versions first).
  */
 export async function exportArchive(
   db: Database,
   storageDir: string,
   file: string,
 ): Promise<ArchiveSummary> {
-  const server = await db.query<{ v: string }>(`select current_setting('server_version') as v`);
-  let listed!: (versions: string[]) => void;
-  const versionsReady = new Promise<string[]>((resolve) => {
-    listed = resolve;
-  });
-  const dumped = dumpDatabase(db, {
-    onSnapshot: async (tx) => {
-      const { rows } = await tx.query<{ version: string }>(
-        'select version from storage.objects where version is not null order by version',
-      );
-      listed(rows.map((r) => r.version).filter((v) => VERSION_ID.test(v)));
-    },
-  });
-  // If the dump fails before listing, the writer must not wait forever.
-  dumped.catch(() => listed([]));
+  const thread = startCopyThread();
   const partial = join(
     dirname(file),
     `.${basename(file)}.${randomBytes(4).toString('hex')}.partial`,
   );
-  const out = await open(partial, 'w');
-  let objectBytes = 0;
-  let objects = 0;
+  let out: FileHandle | null = null;
+  let listed!: (versions: string[]) => void;
+  const versionsReady = new Promise<string[]>((resolve) => {
+    listed = resolve;
+  });
+  let dumped: Promise<Dump> | null = null;
   try {
-    const versions = await versionsReady;
-    const sizes: number[] = [];
-    for (const version of versions) {
-      const stats = await stat(objectFile(storageDir, version)).catch(() => null);
-      if (!stats)
-        throw new DataError(
-          `the bytes of object version ${version} are missing from ${storageDir}`,
+    const server = await db.query<{ v: string }>(`select current_setting('server_version') as v`);
+    dumped = dumpDatabase(db, {
+      onSnapshot: async (tx) => {
+        const { rows } = await tx.query<{ version: string }>(
+          'select version from storage.objects where version is not null order by version',
         );
-      sizes.push(stats.size);
-    }
-    objects = versions.length;
-    objectBytes = sizes.reduce((a, b) => a + b, 0);
+        listed(rows.map((r) => r.version).filter((v) => VERSION_ID.test(v)));
+      },
+    });
+    // If the dump fails before listing, the writer must not wait forever.
+    dumped.catch(() => listed([]));
+    out = await open(partial, 'w');
+    const versions = await versionsReady;
+    const files = await Promise.all(
+      versions.map(async (version) => {
+        const stats = await stat(objectFile(storageDir, version)).catch(() => null);
+        if (!stats)
+          throw new DataError(
+            `the bytes of object version ${version} are missing from ${storageDir}`,
+          );
+        return { version, size: stats.size, mtime: stats.mtime };
+      }),
+    );
+    const objectBytes = files.reduce((a, f) => a + f.size, 0);
     const manifest: ArchiveManifest = {
       format: ARCHIVE_FORMAT,
       version: ARCHIVE_VERSION,
       createdAt: new Date().toISOString(),
       source: { database: db.kind, serverVersion: server.rows[0]?.v ?? 'unknown' },
-      objects: { count: objects, bytes: objectBytes },
+      objects: { count: files.length, bytes: objectBytes },
     };
     const tar = new TarWriter(out);
-    const checksums: Record<string, number> = {};
     await tar.add('manifest.json', [Buffer.from(JSON.stringify(manifest, null, 2))]);
-    const pair = buffers();
-    for (const [i, version] of versions.entries()) {
-      const source = await open(objectFile(storageDir, version), 'r');
-      try {
-        let sum = 0;
-        const { mtime } = await source.stat();
-        const count = (chunk: Buffer) => {
-          sum = crc32(chunk, sum);
-        };
-        await tar.addFile(`objects/${version}`, source, sizes[i] as number, mtime, count, pair);
-        checksums[`objects/${version}`] = sum;
-      } finally {
-        await source.close();
-      }
+    const packed = thread.run({
+      op: 'pack',
+      archive: partial,
+      direct: true,
+      at: tar.position,
+      entries: files.map((f) => ({
+        source: objectFile(storageDir, f.version),
+        size: f.size,
+        header: header(`objects/${f.version}`, f.size, f.mtime),
+      })),
+    });
+    const [reply, dump] = await Promise.all([packed, dumped]);
+    if (!reply.ok) {
+      throw new DataError(
+        `the bytes of object version ${files[reply.index]?.version} could not be copied: ${reply.message}`,
+      );
     }
-    const dump = await dumped;
+    const checksums: Record<string, number> = {};
+    for (const [i, f] of files.entries())
+      checksums[`objects/${f.version}`] = reply.sums[i] as number;
     let crc = 0;
     for (const chunk of dump.chunks) crc = crc32(chunk, crc);
     checksums['database.sql'] = crc;
+    tar.skipTo(reply.end);
     await tar.add('database.sql', dump.chunks);
     await tar.add('checksums.json', [Buffer.from(JSON.stringify(checksums))]);
     await tar.finish();
     await out.close();
+    out = null;
     await rename(partial, file);
-    return { tables: dump.tables, rows: dump.rows, objects, objectBytes };
+    return { tables: dump.tables, rows: dump.rows, objects: files.length, objectBytes };
   } catch (error) {
-    await out.close().catch(() => {});
+    await thread.stop(); // closes its handle on the partial file
+    await out?.close().catch(() => {});
     await rm(partial, { force: true });
-    await dumped.catch(() => {});
+    await dumped?.catch(() => {});
     throw error;
+  } finally {
+    await thread.stop();
   }
 }
 
@@ -183,7 +191,12 @@ async function readIndex(input: FileHandle, size: number, file: string) {
   }
   if (!sums) throw new DataError(`${file} is cut short (checksums.json is missing)`);
   if (!sql) throw new DataError(`${file} is damaged: database.sql is missing`);
-  const checksums = JSON.parse((await tar.read(sums)).toString('utf8')) as Record<string, number>;
+  let checksums: Record<string, number>;
+  try {
+    checksums = JSON.parse((await tar.read(sums)).toString('utf8')) as Record<string, number>;
+  } catch {
+    throw new DataError(`${file} is damaged: checksums.json is not JSON`);
+  }
   if (
     objects.length !== manifest.objects.count ||
     Object.keys(checksums).length !== objects.length + 1
@@ -214,39 +227,33 @@ export async function importArchive(
 ): Promise<ArchiveSummary> {
   const info = await stat(file).catch(() => null);
   if (!info?.isFile()) throw new DataError(`${file} does not exist`);
+  const thread = startCopyThread();
   const input = await open(file, 'r');
   await mkdir(storageDir, { recursive: true });
   const staging = join(storageDir, `.import-${randomBytes(6).toString('hex')}`);
-  let cancelled = false;
-  let extraction: Promise<DataError | null> = Promise.resolve(null);
   try {
     const { manifest, objects, script, checksums } = await readIndex(input, info.size, file);
-    extraction = (async () => {
-      const pair = buffers();
-      for (const { version, entry } of objects) {
-        if (cancelled) return null;
-        const target = objectFile(staging, version);
-        await mkdir(dirname(target), { recursive: true });
-        const out = await open(target, 'wx');
-        let sum = 0;
-        try {
-          await copyBytes(input, entry.offset, entry.size, pair, async (chunk) => {
-            sum = crc32(chunk, sum);
-            await out.write(chunk, 0, chunk.length);
-          });
-        } finally {
-          await out.close();
-        }
-        if (checksums[entry.name] !== sum) {
-          return new DataError(`${file} is damaged: ${entry.name} does not match its checksum`);
-        }
-      }
-      return null;
-    })().catch((error: unknown) =>
-      error instanceof DataError
-        ? error
-        : new DataError(`${file} is damaged: ${(error as Error).message}`),
-    );
+    const extraction = thread
+      .run({
+        op: 'unpack',
+        archive: file,
+        direct: true,
+        entries: objects.map(({ version, entry }) => ({
+          offset: entry.offset,
+          size: entry.size,
+          target: objectFile(staging, version),
+          sum: checksums[entry.name] as number,
+        })),
+      })
+      .then(
+        (reply): DataError | null =>
+          reply.ok
+            ? null
+            : new DataError(
+                `${file} is damaged: ${objects[reply.index]?.entry.name ?? 'an object'}${reply.reason === 'checksum' ? ' ' : ': '}${reply.message}`,
+              ),
+        (error: Error) => new DataError(`${file} could not be read: ${error.message}`),
+      );
 
     let rows = 0;
     let tables = 0;
@@ -278,8 +285,8 @@ export async function importArchive(
     await replaceObjects(storageDir, staging);
     return { tables, rows, objects: objects.length, objectBytes: manifest.objects.bytes };
   } finally {
-    cancelled = true;
-    await extraction;
+    // Stops an extraction still running (the database failed first) before its folder goes.
+    await thread.stop();
     await input.close();
     await rm(staging, { recursive: true, force: true });
   }

@@ -45,6 +45,16 @@ export class TarWriter {
   #position = 0;
   constructor(private readonly file: FileHandle) {}
 
+  /** Where the next entry starts. */
+  get position(): number {
+    return this.#position;
+  }
+
+  /** Goes on after entries written by other means, up to `position`. */
+  skipTo(position: number): void {
+    this.#position = position;
+  }
+
   async #write(data: Uint8Array): Promise<void> {
     let done = 0;
     while (done < data.byteLength) {
@@ -67,56 +77,9 @@ export class TarWriter {
     await this.#write(ZEROS.subarray(0, padding(size)));
   }
 
-  /**
-   * An entry copied from another file, `size` bytes; `onChunk` sees each chunk (checksums).
-   * Fails when the source is shorter than `size`.
-   */
-  async addFile(
-    name: string,
-    source: FileHandle,
-    size: number,
-    mtime: Date,
-    onChunk: (chunk: Buffer) => void,
-    buffers: [Buffer, Buffer],
-  ): Promise<void> {
-    await this.#write(header(name, size, mtime));
-    await copyBytes(source, 0, size, buffers, async (chunk) => {
-      onChunk(chunk);
-      await this.#write(chunk);
-    });
-    await this.#write(ZEROS.subarray(0, padding(size)));
-  }
-
   /** The end-of-archive marker. */
   async finish(): Promise<void> {
     await this.#write(ZEROS);
-  }
-}
-
-/**
- * Reads `size` bytes of `source` from `offset` and hands them to `sink` in order, reading
- * the next chunk while the sink writes the last one (two buffers).
- */
-export async function copyBytes(
-  source: FileHandle,
-  offset: number,
-  size: number,
-  buffers: [Buffer, Buffer],
-  sink: (chunk: Buffer) => Promise<void>,
-): Promise<void> {
-  let done = 0;
-  let turn = 0;
-  const read = (at: number, buffer: Buffer) =>
-    source.read(buffer, 0, Math.min(buffer.length, size - at), offset + at);
-  let pending = size > 0 ? read(0, buffers[0]) : null;
-  while (pending) {
-    const buffer = buffers[turn] as Buffer;
-    const { bytesRead } = await pending;
-    if (bytesRead === 0) throw new TarError(`the data ends ${size - done} bytes early`);
-    done += bytesRead;
-    turn = 1 - turn;
-    pending = done < size ? read(done, buffers[turn] as Buffer) : null;
-    await sink(buffer.subarray(0, bytesRead));
   }
 }
 

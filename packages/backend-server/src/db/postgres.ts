@@ -1,3 +1,4 @@
+import { connect, type Socket } from 'node:net';
 import postgres from 'postgres';
 import { Pipeline } from './pipeline';
 import type {
@@ -57,6 +58,25 @@ async function openPipeline(url: string, size: number): Promise<Pipeline | null>
   }
 }
 
+/**
+ * The pool's sockets, with Nagle's algorithm off. postgres.js leaves it on, and a
+ * `COPY … FROM stdin` ends with a small CopyDone written after the data: Nagle holds it back
+ * until the server acknowledges the data, which the server delays (~40 ms per COPY, so a
+ * restore of many small tables spent most of its time waiting). Hosts are tried in turn on
+ * reconnects as postgres.js does; a Unix socket path is used as is.
+ */
+function socketFactory() {
+  let turn = 0;
+  return (o: { host: string[]; port: number[]; path: string | false }): Socket => {
+    if (o.path) return connect(o.path);
+    const i = turn++ % o.host.length;
+    const host = o.host[i] as string;
+    const socket = connect({ host, port: o.port[i] ?? (o.port[0] as number), noDelay: true });
+    // postgres.js names the TLS server from this (SNI).
+    return Object.assign(socket, { host });
+  };
+}
+
 /** A real PostgreSQL server through a connection pool. */
 export async function openPostgres(options: PostgresOptions): Promise<Database> {
   const text = { to: 25, from: TEXT_TYPES, serialize: String, parse: (x: string) => x };
@@ -65,6 +85,8 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     onnotice: () => {},
     types: { text } as never,
     connection: { application_name: 'backend-server' },
+    // Supported by postgres.js, missing from its types.
+    ...({ socket: socketFactory() } as object),
   }) as unknown as Sql;
   await sql`select 1`;
   const pipeline = await openPipeline(options.url, options.pipelined ?? 2);
