@@ -41,24 +41,24 @@ export function deleteForever(client: DriveClient, what: Ids | 'empty' | 'purge'
   });
 }
 
-/** The entries of the Trash (items deleted by themselves), newest first. */
-export async function listTrash(client: DriveClient) {
-  const [folders, files] = await Promise.all([
+/**
+ * Folders and files (up to 1,000 of each) whose `column` is set and `unset` is null, newest
+ * `column` first.
+ */
+async function foldersAndFiles(
+  client: DriveClient,
+  column: 'trashed_at' | 'starred_at',
+  unset: 'trashed_via' | 'trashed_at',
+) {
+  const query = (table: 'folders' | 'files') =>
     client
-      .from('folders')
+      .from(table)
       .select('*')
-      .not('trashed_at', 'is', null)
-      .is('trashed_via', null)
-      .order('trashed_at', { ascending: false })
-      .limit(1000),
-    client
-      .from('files')
-      .select('*')
-      .not('trashed_at', 'is', null)
-      .is('trashed_via', null)
-      .order('trashed_at', { ascending: false })
-      .limit(1000),
-  ]);
+      .not(column, 'is', null)
+      .is(unset, null)
+      .order(column, { ascending: false })
+      .limit(1000);
+  const [folders, files] = await Promise.all([query('folders'), query('files')]);
   if (folders.error) return { data: null, error: folders.error };
   if (files.error) return { data: null, error: files.error };
   return {
@@ -67,30 +67,14 @@ export async function listTrash(client: DriveClient) {
   };
 }
 
+/** The entries of the Trash (items deleted by themselves), newest first. */
+export function listTrash(client: DriveClient) {
+  return foldersAndFiles(client, 'trashed_at', 'trashed_via');
+}
+
 /** Starred folders and files (not in the Trash), most recently starred first. */
-export async function listStarred(client: DriveClient) {
-  const [folders, files] = await Promise.all([
-    client
-      .from('folders')
-      .select('*')
-      .not('starred_at', 'is', null)
-      .is('trashed_at', null)
-      .order('starred_at', { ascending: false })
-      .limit(1000),
-    client
-      .from('files')
-      .select('*')
-      .not('starred_at', 'is', null)
-      .is('trashed_at', null)
-      .order('starred_at', { ascending: false })
-      .limit(1000),
-  ]);
-  if (folders.error) return { data: null, error: folders.error };
-  if (files.error) return { data: null, error: files.error };
-  return {
-    data: { folders: (folders.data ?? []) as FolderRow[], files: (files.data ?? []) as FileRow[] },
-    error: null,
-  };
+export function listStarred(client: DriveClient) {
+  return foldersAndFiles(client, 'starred_at', 'trashed_at');
 }
 
 /** Files changed or opened last. */

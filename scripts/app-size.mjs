@@ -1,14 +1,18 @@
-// The built app's initial JS: the entry script of dist/index.html and every chunk it imports
-// statically (what the browser must load before the first screen), minified + gzip.
-// Lazy chunks (screens, dialogs) are listed apart. Run after `pnpm build`.
+// A built web app's initial JS: the entry script of dist/index.html and every chunk it imports
+// statically (what the browser must load before the first screen), minified + gzip. Lazy
+// chunks (screens, dialogs) are listed apart. Run in the app's folder after `pnpm build`:
+//   node ../../scripts/app-size.mjs <budget KB> [base path the app is served under, e.g. /_console/]
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
-const BUDGET_KB = 120;
-const dist = new URL('../dist/', import.meta.url).pathname;
+const BUDGET_KB = Number(process.argv[2]);
+if (!(BUDGET_KB > 0)) throw new Error('usage: app-size.mjs <budget KB> [base path]');
+const base = process.argv[3] ?? '/';
+const dist = join(process.cwd(), 'dist');
 const html = readFileSync(join(dist, 'index.html'), 'utf8');
-const entry = /<script type="module"[^>]*src="\/([^"]+)"/.exec(html)?.[1];
+const src = /<script type="module"[^>]*src="([^"]+)"/.exec(html)?.[1];
+const entry = src?.startsWith(base) ? src.slice(base.length) : undefined;
 if (!entry) throw new Error('dist/index.html has no module script: run `pnpm build` first.');
 
 const gz = (file) => gzipSync(readFileSync(join(dist, file)), { level: 9 }).length;
