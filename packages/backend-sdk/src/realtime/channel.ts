@@ -2,69 +2,33 @@
  * A realtime channel: join/leave with status callbacks, postgres_changes, broadcast (socket and
  * HTTP), presence, and automatic rejoin with backoff.
  */
+import { broadcastUnjoined, httpBroadcast } from './broadcast-http';
+import type {
+  Binding,
+  BroadcastMessage,
+  ChannelConfig,
+  ChannelState,
+  PostgresChange,
+  PostgresChangesFilter,
+  SubscribeStatus,
+} from './channel-types';
 import type { RealtimeClient } from './client';
 import { RealtimeError } from './errors';
-import { convertRow, type PostgresFilter } from './postgres';
+import { convertRow } from './postgres';
 import { type Presence, type PresenceState, PresenceStore } from './presence';
 import type { Message } from './serializer';
 import { backoff } from './timers';
 
-/** Configuration sent with the join. */
-export interface ChannelConfig {
-  broadcast?: { self?: boolean; ack?: boolean };
-  presence?: { key?: string; enabled?: boolean };
-  /** A private channel, authorized by RLS on `realtime.messages`. */
-  private?: boolean;
-}
+export type {
+  Binding,
+  BroadcastMessage,
+  ChannelConfig,
+  ChannelState,
+  PostgresChange,
+  PostgresChangesFilter,
+  SubscribeStatus,
+} from './channel-types';
 
-/** Status reported to the `subscribe()` callback. */
-export type SubscribeStatus = 'SUBSCRIBED' | 'TIMED_OUT' | 'CLOSED' | 'CHANNEL_ERROR';
-
-/** Channel state. */
-export type ChannelState = 'closed' | 'joining' | 'joined' | 'leaving' | 'errored';
-
-/** What a postgres_changes callback receives. */
-export interface PostgresChange<T = Record<string, unknown>> {
-  schema: string;
-  table: string;
-  commit_timestamp: string;
-  eventType: 'INSERT' | 'UPDATE' | 'DELETE';
-  new: Partial<T>;
-  old: Partial<T>;
-  errors: string[] | null;
-}
-
-/** A postgres_changes subscription. */
-export interface PostgresChangesFilter {
-  event: '*' | 'INSERT' | 'UPDATE' | 'DELETE';
-  schema: string;
-  table?: string;
-  /** `col=op.value`, or a builder from `pgFilter()`. */
-  filter?: string | PostgresFilter;
-}
-
-/** A broadcast message as callbacks receive it. */
-export interface BroadcastMessage {
-  type: 'broadcast';
-  event: string;
-  payload: unknown;
-  meta?: { id?: string; replayed?: boolean };
-}
-
-type Callback = (payload: never) => void;
-
-/** A listener added with `on()`, as `channel.bindings` lists it (by type). */
-export interface Binding {
-  /** `postgres_changes`, `broadcast`, `presence` or `system`. */
-  type: string;
-  /** The filter given to `on()` (a `pgFilter()` builder as its string). */
-  filter: Record<string, unknown>;
-  callback: Callback;
-  /** Order of the listener in the channel. */
-  ref: number;
-  /** For postgres_changes: the server's id of the subscription, once joined. */
-  id?: number;
-}
 type Reply = { status: string; response: Record<string, unknown> };
 type PushResult = 'ok' | 'timed out' | 'error';
 
@@ -199,23 +163,8 @@ export class RealtimeChannel {
     event: string;
     payload?: unknown;
   }): Promise<PushResult> {
-    if (this.state !== 'joined') {
-      try {
-        const messages = [
-          {
-            topic: this.name,
-            event: message.event,
-            payload: message.payload,
-            private: !!this.config.private,
-          },
-        ];
-        const res = await this.#post('/realtime/v1/api/broadcast', '', { messages }, undefined);
-        await res.body?.cancel();
-        return res.ok ? 'ok' : 'error';
-      } catch (e) {
-        return (e as RealtimeError).code === 'timeout' ? 'timed out' : 'error';
-      }
-    }
+    if (this.state !== 'joined')
+      return broadcastUnjoined(this.#socket, this.name, !!this.config.private, message);
     const payload = { type: 'broadcast', event: message.event, payload: message.payload ?? {} };
     if (!this.config.broadcast?.ack) {
       this.#pushNow('broadcast', payload, this.#socket.makeRef());
@@ -238,42 +187,7 @@ export class RealtimeChannel {
     payload: unknown,
     options: { timeout?: number; signal?: AbortSignal } = {},
   ): Promise<{ success: true }> {
-    if (payload === undefined || payload === null)
-      throw new RealtimeError('Payload is required for httpSend()', { code: 'invalid_argument' });
-    const path = `/realtime/v1/api/broadcast/${encodeURIComponent(this.name)}/events/${encodeURIComponent(event)}`;
-    const res = await this.#post(path, this.config.private ? 'private=true' : '', payload, options);
-    const text = await res.text();
-    if (res.status === 202) return { success: true };
-    let message = res.statusText;
-    try {
-      const body = JSON.parse(text);
-      message = body.error || body.message || message;
-    } catch {}
-    throw new RealtimeError(message || `Request failed with status ${res.status}`, {
-      status: res.status,
-      details: text,
-    });
-  }
-
-  /** Posts a broadcast request with the channel's token (the one joins use). */
-  async #post(
-    path: string,
-    query: string,
-    payload: unknown,
-    options: { timeout?: number; signal?: AbortSignal } | undefined,
-  ): Promise<Response> {
-    const binary = payload instanceof ArrayBuffer || ArrayBuffer.isView(payload);
-    return this.#socket.http.send({
-      method: 'POST',
-      path,
-      query,
-      headers: { 'Content-Type': binary ? 'application/octet-stream' : 'application/json' },
-      ...(binary ? { body: payload as BodyInit } : { json: payload }),
-      signal: options?.signal ?? null,
-      timeout: options?.timeout ?? this.#socket.timeout,
-      token: await this.#socket.joinToken(),
-      error: (m, o) => new RealtimeError(m, o),
-    });
+    return httpBroadcast(this.#socket, this.name, !!this.config.private, event, payload, options);
   }
 
   /** @internal The socket opened: rejoin when the channel had been joined. */
