@@ -77,7 +77,9 @@ export type {
 } from './types';
 export {
   createUploadQueue,
+  type RestoredUpload,
   type UploadControl,
+  type UploadEntry,
   type UploadItem,
   type UploadQueue,
   type UploadQueueOptions,
