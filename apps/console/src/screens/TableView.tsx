@@ -91,67 +91,11 @@ function Structure({ detail }: { detail: TableDetail }) {
           ))}
         </tbody>
       </table>
-      <table className="grid">
-        <caption>Indexes</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Definition</th>
-          </tr>
-        </thead>
-        <tbody>
-          {detail.indexes.map((i) => (
-            <tr key={i.name}>
-              <td>{i.name}</td>
-              <td>
-                <code>{i.definition}</code>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <Definitions caption="Indexes" rows={detail.indexes} />
       {detail.constraints.length > 0 && (
-        <table className="grid">
-          <caption>Constraints</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Definition</th>
-            </tr>
-          </thead>
-          <tbody>
-            {detail.constraints.map((c) => (
-              <tr key={c.name}>
-                <td>{c.name}</td>
-                <td>
-                  <code>{c.definition}</code>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <Definitions caption="Constraints" rows={detail.constraints} />
       )}
-      {detail.triggers.length > 0 && (
-        <table className="grid">
-          <caption>Triggers</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Definition</th>
-            </tr>
-          </thead>
-          <tbody>
-            {detail.triggers.map((t) => (
-              <tr key={t.name}>
-                <td>{t.name}</td>
-                <td>
-                  <code>{t.definition}</code>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      {detail.triggers.length > 0 && <Definitions caption="Triggers" rows={detail.triggers} />}
     </>
   );
 }
@@ -221,5 +165,36 @@ function Policies({ detail, queryKey }: { detail: TableDetail; queryKey: string[
         </table>
       )}
     </>
+  );
+}
+
+/** A table of named SQL definitions (indexes, constraints, triggers). */
+function Definitions({
+  caption,
+  rows,
+}: {
+  caption: string;
+  rows: { name: string; definition: string }[];
+}) {
+  return (
+    <table className="grid">
+      <caption>{caption}</caption>
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Definition</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((r) => (
+          <tr key={r.name}>
+            <td>{r.name}</td>
+            <td>
+              <code>{r.definition}</code>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
