@@ -6,16 +6,20 @@
  *   guide does (6 MiB chunks, data with the creation request), after the same begin_upload;
  * - one raw `fetch` of the whole file to the storage API (a POST, which creates the object:
  *   this API's PUT replaces an existing one), after the same begin_upload.
- * `BENCH_ROUNDS` rounds (default 3) in rotating order; medians. Goals (issue 17): Drive ≥ 1.25×
+ * `BENCH_ROUNDS` rounds (default 5) in rotating order; medians; each upload is deleted after it
+ * (untimed, see `forget`). Goals (issue 17): Drive ≥ 1.25×
  * tus-js-client's speed and ≥ 0.8× the single request's. Each way's time is also split, from
  * the page's resource timing, into what came before the first byte of the file went out, the
  * upload requests (their median duration and the median gap between an answer and the next
  * request) and what followed the last answer until the upload counted as done.
  */
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import type { RunningServer } from '@app/backend-server';
 import type { Page } from 'playwright-core';
 import { signUpNewUser, startStack } from '../e2e/stack';
 
@@ -31,7 +35,8 @@ interface Run {
   ms: number;
   started: number;
 }
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const exec = promisify(execFile);
 
 /** In the page: the token, and a placeholder row for `name` (as Drive's uploader makes). */
 const PREPARE = `(async ({ url, anonKey, name, size }) => {
@@ -151,8 +156,8 @@ async function profile(page: Page, run: Run): Promise<Profile> {
   const last = upload.at(-1);
   const gaps = upload.slice(1).map((e, i) => e.start - (upload[i] as { end: number }).end);
   if (process.env.BENCH_DETAIL) {
-    const d = upload.map((e) => Math.round(e.end - e.start));
-    console.log(`    requests (ms): ${d.join(' ')}`);
+    const d = upload.map((e) => `${Math.round(e.start - run.started)}+${Math.round(e.end - e.start)}`);
+    console.log(`    requests (start+duration, ms): ${d.join(' ')}`);
   }
   return {
     before: (first?.start ?? done) - run.started,
@@ -162,6 +167,28 @@ async function profile(page: Page, run: Run): Promise<Profile> {
     gap: middle(gaps),
     after: done - (last?.end ?? done),
   };
+}
+
+/**
+ * Deletes the objects uploaded so far and writes back what is dirty (untimed), so every
+ * upload starts from the same state: the server's page cache holding no earlier upload, and
+ * its new file written into memory just freed. Otherwise each 256 MiB upload takes memory the
+ * VM may have to get back from its host first, and the rounds drift apart by seconds.
+ */
+async function forget(server: RunningServer) {
+  const { rows } = await server.db.query<{ name: string }>(
+    "select name from storage.objects where bucket_id = 'files'",
+  );
+  if (rows.length > 0) {
+    const key = server.serviceRoleKey;
+    const res = await fetch(`${server.url}/storage/v1/object/files`, {
+      method: 'DELETE',
+      headers: { apikey: key, authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ prefixes: rows.map((r) => r.name) }),
+    });
+    if (!res.ok) throw new Error(`could not delete the uploads: ${res.status}`);
+  }
+  await exec('sync');
 }
 
 /** The median (the lower middle of an even count). */
@@ -208,6 +235,7 @@ export default async function bench() {
               : await viaTusJs(page, url, anonKey, name);
         await page.waitForTimeout(200); // the last entries of resource timing
         const p = await profile(page, run);
+        await forget(stack.server);
         results[way].push(run.ms);
         profiles[way].push(p);
         console.log(

@@ -38,24 +38,27 @@ export function partRanges(size: number, chunk: number, parts: number) {
   return ranges;
 }
 
-const offered = new Map<string, Promise<boolean>>();
+const asked = new WeakMap<TusFetch, Map<string, Promise<string[]>>>();
 
 /**
- * Whether the tus endpoint offers concatenation (its OPTIONS answer), asked once per
+ * The tus extensions the endpoint offers (its OPTIONS answer), asked once per client and
  * endpoint; a failed question is asked again next time.
  */
-export function offersConcatenation(fetch: TusFetch, endpoint: string, signal: AbortSignal) {
+export function extensionsOf(fetch: TusFetch, endpoint: string, signal: AbortSignal) {
+  let offered = asked.get(fetch);
+  if (!offered) {
+    offered = new Map();
+    asked.set(fetch, offered);
+  }
   let known = offered.get(endpoint);
   if (!known) {
     known = tusRequest(fetch, endpoint, 'OPTIONS', {}, signal, [200, 204]).then((res) =>
-      (res.headers.get('Tus-Extension') ?? '')
-        .split(',')
-        .some((extension) => extension.trim() === 'concatenation'),
+      (res.headers.get('Tus-Extension') ?? '').split(',').map((e) => e.trim()),
     );
     offered.set(endpoint, known);
     known.catch(() => offered.delete(endpoint));
   }
-  return known.catch(() => false);
+  return known.catch((): string[] => []);
 }
 
 interface Part {
@@ -79,20 +82,23 @@ export function parallelParts(count: number): ParallelParts {
       const job = { ...options, chunkSize: options.chunkSize ?? DEFAULT_CHUNK_SIZE };
       const { source } = job;
       const stored = job.upload.url;
-      if (isPartsUrl(stored)) {
-        return sendParts(job as typeof job & { source: { size: number } }, partUrls(stored).length);
-      }
-      if (
-        stored ||
-        count < 2 ||
-        !source.seekable ||
-        source.size === undefined ||
-        source.size <= job.chunkSize ||
-        !(await offersConcatenation(job.fetch, job.endpoint, job.signal))
-      ) {
+      const sized = job as typeof job & { source: { size: number } };
+      const whole =
+        !isPartsUrl(stored) &&
+        (stored !== undefined ||
+          count < 2 ||
+          !source.seekable ||
+          source.size === undefined ||
+          source.size <= job.chunkSize);
+      if (whole) return null;
+      const extensions = await extensionsOf(job.fetch, job.endpoint, job.signal);
+      if (!extensions.includes('concatenation')) {
+        // Parts kept for a server that no longer offers them: the upload starts over, whole.
+        if (isPartsUrl(stored)) job.upload.url = undefined;
         return null;
       }
-      return sendParts(job as typeof job & { source: { size: number } }, count);
+      const parts = isPartsUrl(stored) ? partUrls(stored).length : count;
+      return sendParts(sized, parts, extensions.includes('concatenation-unfinished'));
     },
   };
 }
@@ -105,6 +111,7 @@ export function parallelParts(count: number): ParallelParts {
 async function sendParts(
   job: PartsJob & { source: { size: number }; chunkSize: number },
   count: number,
+  early: boolean,
 ): Promise<string> {
   const { fetch, headers, source, chunkSize, signal } = job;
   const ranges = partRanges(source.size, chunkSize, count);
@@ -156,16 +163,43 @@ async function sendParts(
     const failed = settled.find((s) => s.status === 'rejected');
     if (failed) throw signal.aborted ? signal.reason : (failed as PromiseRejectedResult).reason;
   };
+  /** Creates the final upload (404: a part is gone, and the upload starts over). */
+  const join = async (): Promise<string> => {
+    const concat = FINAL + parts.map((p) => p.url).join(' ');
+    let res: Response;
+    try {
+      res = await tusRequest(
+        fetch,
+        job.endpoint,
+        'POST',
+        { ...job.creation, 'Upload-Concat': concat },
+        signal,
+        [201],
+      );
+    } catch (error) {
+      const status = (error as UploadError).status;
+      if (status === 404) {
+        throw new UploadError((error as UploadError).message, { status, code: 'upload_gone' });
+      }
+      throw error;
+    }
+    const location = res.headers.get('Location');
+    if (!location) throw await tusFailure(res, 'POST');
+    return new URL(location, job.endpoint).href;
+  };
+  let final: string | undefined;
   try {
     if (!isPartsUrl(stored)) {
       await run(async (part) => {
+        // Sent before the parts' bytes where the server takes it (`concatenation-unfinished`):
+        // the parts then write straight into the final upload, with nothing to join after.
         const created = await createUpload(
           fetch,
           job.endpoint,
           { ...job.creation, 'Upload-Concat': 'partial' },
           controller.signal,
           part.to - part.from,
-          await read(part),
+          early ? undefined : await read(part),
         );
         part.url = created.url;
         part.offset = created.offset;
@@ -174,6 +208,7 @@ async function sendParts(
       job.upload.url = FINAL + parts.map((p) => p.url).join(' ');
       job.created(job.upload.url);
     }
+    if (early) final = await join();
     await run(async (part) => {
       while (part.offset < part.to - part.from) {
         const at = part.offset;
@@ -198,27 +233,8 @@ async function sendParts(
   } finally {
     signal.removeEventListener('abort', stop);
   }
-  const concat = FINAL + parts.map((p) => p.url).join(' ');
-  let res: Response;
-  try {
-    res = await tusRequest(
-      fetch,
-      job.endpoint,
-      'POST',
-      { ...job.creation, 'Upload-Concat': concat },
-      signal,
-      [201],
-    );
-  } catch (error) {
-    // A part that expired or was taken: start over (the object's own 4xx stay final).
-    const status = (error as UploadError).status;
-    if (status === 404) {
-      throw new UploadError((error as UploadError).message, { status, code: 'upload_gone' });
-    }
-    throw error;
-  }
-  const location = res.headers.get('Location');
-  if (!location) throw await tusFailure(res, 'POST');
-  job.upload.url = new URL(location, job.endpoint).href;
+  // With `concatenation-unfinished`, the request that completed the last part committed the
+  // object; otherwise the final upload joins the parts now.
+  job.upload.url = final ?? (await join());
   return job.upload.url;
 }

@@ -28,6 +28,15 @@ beforeAll(async () => {
 
 afterAll(() => server?.stop());
 
+/** An OPTIONS answer offering only `keep` of the tus extensions the server offers. */
+const offering = (keep: (extension: string) => boolean) => (res: Response) => {
+  const extensions = res.headers.get('tus-extension');
+  if (!extensions) return res;
+  const headers = new Headers(res.headers);
+  headers.set('tus-extension', extensions.split(',').filter(keep).join(','));
+  return new Response(null, { status: res.status, headers });
+};
+
 /** A fetch that records method, status and the Upload-Concat header of every request. */
 const recording = (edit?: (res: Response) => Response) => {
   const log: string[] = [];
@@ -72,7 +81,7 @@ describe('parts on chunk boundaries', () => {
 });
 
 describe('parallel uploads against the real server', () => {
-  it('sends three parts side by side and joins them, byte-exact', async () => {
+  it('sends three parts side by side into the final upload, byte-exact', async () => {
     const user = newUser(server);
     const { log, fetcher } = recording();
     const { storage } = clientFor(server, user, { fetch: fetcher });
@@ -87,10 +96,16 @@ describe('parallel uploads against the real server', () => {
     const { data: done, error } = await upload.result;
     expect(error).toBeNull();
     expect(done).toMatchObject({ path: `${user.id}/three.bin`, size: data.length });
-    expect(log.filter((l) => l === 'POST 201 partial')).toHaveLength(3);
-    expect(log.at(-1)).toBe('POST 201 final');
-    // 6 chunks in 3 parts: each part's first chunk goes with its creation.
-    expect(log.filter((l) => l.startsWith('PATCH'))).toHaveLength(3);
+    // The server takes the final upload before the parts' bytes (concatenation-unfinished):
+    // empty parts, the final upload, then every chunk, which lands in its place.
+    expect(log.slice(0, 5)).toEqual([
+      'OPTIONS 204',
+      'POST 201 partial',
+      'POST 201 partial',
+      'POST 201 partial',
+      'POST 201 final',
+    ]);
+    expect(log.slice(5)).toEqual(Array(6).fill('PATCH 204'));
     expect(progress.at(-1)).toMatchObject({ bytes: data.length, total: data.length });
     expect(progress.map((p) => p.bytes)).toEqual(
       [...progress.map((p) => p.bytes)].sort((a, b) => a - b),
@@ -99,6 +114,24 @@ describe('parallel uploads against the real server', () => {
     const head = await tusHead(upload.url as string, user);
     expect(head.headers.get('upload-offset')).toBe(String(data.length));
     expect(head.headers.get('upload-concat')).toMatch(/^final;/);
+  }, 60_000);
+
+  it('joins the parts at the end where the server takes a final upload of finished parts only', async () => {
+    const user = newUser(server);
+    const { log, fetcher } = recording(offering((e) => e !== 'concatenation-unfinished'));
+    const { storage } = clientFor(server, user, { fetch: fetcher });
+    const data = bytes(5 * MiB + 123, 6);
+    const upload = storage.from('parts').uploadResumable(`${user.id}/late.bin`, new Blob([data]), {
+      urlStore: false,
+      chunkSize: MiB,
+      parallel: parallelParts(3),
+    });
+    expect((await upload.result).error).toBeNull();
+    expect(log.filter((l) => l === 'POST 201 partial')).toHaveLength(3);
+    expect(log.at(-1)).toBe('POST 201 final');
+    // 6 chunks in 3 parts: each part's first chunk goes with its creation.
+    expect(log.filter((l) => l.startsWith('PATCH'))).toHaveLength(3);
+    expect(await storedSha(storage, 'parts', `${user.id}/late.bin`)).toBe(sha256(data));
   }, 60_000);
 
   it('resumes every part after a reload, from the store, and forgets it when done', async () => {
@@ -113,9 +146,9 @@ describe('parallel uploads against the real server', () => {
         urlStore: store,
         chunkSize: MiB,
         parallel: parallelParts(3),
-        // Once every part exists (their creations carry the first chunks).
+        // Once every part exists and has its first chunk.
         onChunkComplete: () => {
-          if (first.url) first.pause();
+          if (first.bytes >= 3 * MiB) first.pause();
         },
       });
     await expect.poll(() => first.state).toBe('paused');
@@ -126,9 +159,13 @@ describe('parallel uploads against the real server', () => {
       .uploadResumable(path, blob, { urlStore: store, chunkSize: MiB, parallel: parallelParts(3) });
     const { error } = await resumed.result;
     expect(error).toBeNull();
-    expect(log.filter((l) => l === 'HEAD 200')).toHaveLength(3);
+    // A new client asks what the server offers, then each part's offset.
+    expect(log.slice(0, 4)).toEqual(['OPTIONS 204', 'HEAD 200', 'HEAD 200', 'HEAD 200']);
     expect(log).not.toContain('POST 201 partial');
-    expect(log.at(-1)).toBe('POST 201 final');
+    // The final upload asked again for its parts is the same one; the parts go on from their
+    // offsets: fewer chunks than the file's 7 are sent again.
+    expect(log[4]).toBe('POST 201 final');
+    expect(log.filter((l) => l.startsWith('PATCH')).length).toBeLessThan(7);
     expect(await storedSha(clientFor(server, user).storage, 'parts', path)).toBe(sha256(data));
     expect(resumed.url).not.toMatch(/^final;/);
     // Forgotten once done: nothing of this file is left in the store.
@@ -196,24 +233,16 @@ describe('parallel uploads against the real server', () => {
         parallel: parallelParts(2),
       });
     expect((await retried.result).error).toBeNull();
-    expect(log[0]).toMatch(/^HEAD 404/);
+    expect(log.slice(0, 2)).toEqual(['OPTIONS 204', 'HEAD 404']);
     expect(log.filter((l) => l === 'POST 201 partial')).toHaveLength(2);
     expect(await storedSha(storage, 'parts', path)).toBe(sha256(data));
   }, 60_000);
 
   it('sends one plain upload where the server does not offer concatenation', async () => {
     const user = newUser(server);
-    // The same server under another name (so the SDK asks it afresh), its OPTIONS answer
-    // without concatenation, as the hosted backend's is.
-    const { log, fetcher } = recording((res) => {
-      const extensions = res.headers.get('tus-extension');
-      if (!extensions) return res;
-      const headers = new Headers(res.headers);
-      headers.set('tus-extension', extensions.replace(',concatenation', ''));
-      return new Response(null, { status: res.status, headers });
-    });
-    const url = server.url.replace('127.0.0.1', 'localhost');
-    const { storage } = clientFor(server, user, { fetch: fetcher, url });
+    // The server's OPTIONS answer without concatenation, as the hosted backend's is.
+    const { log, fetcher } = recording(offering((e) => !e.startsWith('concatenation')));
+    const { storage } = clientFor(server, user, { fetch: fetcher });
     const data = bytes(3 * MiB, 4);
     const upload = storage.from('parts').uploadResumable(`${user.id}/plain.bin`, new Blob([data]), {
       urlStore: false,

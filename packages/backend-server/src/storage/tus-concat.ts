@@ -14,6 +14,7 @@ import { open, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Lock, type Locker, Metadata, Upload } from '@tus/server';
 import type { StorageContext } from './context';
+import { append, placeParts } from './tus-assembly';
 import { parseUrlId, TUS_PATH, tusError } from './tus-ids';
 import type { ObjectFileStore, UploadRecord } from './tus-store';
 
@@ -69,37 +70,37 @@ function partsOf(header: string, bucket: string, name: string): string[] {
   return versions;
 }
 
-/** Appends `from` (its first `size` bytes) to the open file at `at`. */
-async function append(
-  to: Awaited<ReturnType<typeof open>>,
-  from: string,
-  at: number,
-  size: number,
-) {
-  const source = await open(from, 'r');
-  const buffer = Buffer.allocUnsafe(Math.min(8 << 20, Math.max(size, 1)));
-  try {
-    let done = 0;
-    while (done < size) {
-      const { bytesRead } = await source.read(
-        buffer,
-        0,
-        Math.min(buffer.length, size - done),
-        done,
-      );
-      if (bytesRead === 0) throw new Error('A partial upload is shorter than its record');
-      await to.write(buffer, 0, bytesRead, at + done);
-      done += bytesRead;
+/** A part named by a final upload: its size, the bytes it holds, its final upload if placed. */
+async function partOf(d: ConcatDeps, version: string) {
+  const record = (await d.datastore.configstore.get(version)) as UploadRecord | undefined;
+  if (!record) {
+    // Taken by a final upload that is complete (its parts answer as complete a while).
+    const done = d.datastore.finished.get(version) as
+      | (Upload & { storage_final?: string })
+      | undefined;
+    if (done?.storage_final) {
+      return { size: done.size ?? 0, have: done.size ?? 0, into: done.storage_final };
     }
-  } finally {
-    await source.close();
+    throw tusError(404, 'A partial upload was not found');
   }
+  if (!record.storage_partial) throw tusError(400, 'An upload named is not a partial upload');
+  if (record.size === undefined) {
+    throw tusError(400, 'A partial upload of unknown length cannot be concatenated');
+  }
+  const have =
+    record.storage_into !== undefined
+      ? (record.storage_written ?? 0)
+      : ((await stat(join(d.s.disk.tus, version)).catch(() => null))?.size ?? -1);
+  if (have < 0) throw tusError(404, 'A partial upload was not found');
+  return { size: record.size, have, into: record.storage_into };
 }
 
 /**
- * Creates a final upload: checks the caller and every part (a partial upload of this object,
- * complete), joins the parts and commits the object. Answers 201 with the final upload's
- * URL; its HEAD says complete, as a finished upload's does.
+ * Creates a final upload: checks the caller and every part (a partial upload of this object).
+ * When every part is complete, joins them and commits the object; its HEAD then says
+ * complete, as a finished upload's does. Otherwise (tus's `concatenation-unfinished`) the
+ * parts are placed in the final upload's file and the object is committed when the last of
+ * them is (tus-assembly.ts). Answers 201 with the final upload's URL.
  */
 export async function createFinal(
   d: ConcatDeps,
@@ -113,7 +114,20 @@ export async function createFinal(
     throw tusError(400, 'Upload-Metadata is invalid');
   }
   const { bucket, name } = d.target(metadata);
-  const versions = partsOf(req.headers.get('upload-concat') ?? '', bucket, name);
+  const concat = req.headers.get('upload-concat') ?? '';
+  const versions = partsOf(concat, bucket, name);
+  // Asked again once its object is committed (a client that lost the answer of its last
+  // PATCH): the same final upload, which answers HEAD as complete. The part URLs, which only
+  // their uploader has, say as much as the answer does.
+  const finals = versions.map(
+    (v) =>
+      (d.datastore.finished.get(v) as (Upload & { storage_final?: string }) | undefined)
+        ?.storage_final,
+  );
+  if (finals[0] !== undefined && finals.every((f) => f === finals[0])) {
+    headers.set('Location', d.url(req, finals[0]));
+    return new Response(null, { status: 201, headers });
+  }
   const { limit, upsert } = await d.authorize(req, metadata);
 
   const locks: Lock[] = [];
@@ -126,23 +140,31 @@ export async function createFinal(
       await lock.lock(controller.signal, () => {});
       locks.push(lock);
     }
-    const sizes: number[] = [];
-    for (const version of versions) {
-      const record = (await d.datastore.configstore.get(version)) as UploadRecord | undefined;
-      if (!record) throw tusError(404, 'A partial upload was not found');
-      if (!record.storage_partial) throw tusError(400, 'An upload named is not a partial upload');
-      const have = await stat(join(d.s.disk.tus, version)).catch(() => null);
-      if (record.size === undefined || !have || have.size < record.size) {
-        throw tusError(400, 'A partial upload is not finished');
-      }
-      sizes.push(record.size);
+    const parts = await Promise.all(versions.map((v) => partOf(d, v)));
+    // Asked again for parts it already took (a client resuming): the same final upload.
+    const taken = new Set(parts.map((p) => p.into));
+    const into = parts[0]?.into;
+    if (into !== undefined && taken.size === 1) {
+      headers.set('Location', d.url(req, into));
+      return new Response(null, { status: 201, headers });
     }
+    if (taken.size > 1 || into !== undefined) {
+      throw tusError(400, 'A partial upload belongs to another final upload');
+    }
+    const sizes = parts.map((p) => p.size);
     const total = sizes.reduce((a, b) => a + b, 0);
     const declared = req.headers.get('upload-length');
     if (declared !== null && Number(declared) !== total) {
       throw tusError(400, 'Upload-Length does not match the partial uploads');
     }
     if (total > limit) throw tusError(413, 'Maximum size exceeded');
+    if (parts.some((p) => p.have < p.size)) {
+      // Parts still under way: placed in the final upload's file, which they then write.
+      const version = await placeParts(d, versions, parts, { metadata, upsert, header: concat });
+      headers.set('Location', d.url(req, version));
+      headers.set('Upload-Concat', concat);
+      return new Response(null, { status: 201, headers });
+    }
 
     const [first, ...rest] = versions as [string, ...string[]];
     const file = join(d.s.disk.tus, first);
@@ -168,10 +190,10 @@ export async function createFinal(
       if (v !== first) await rm(join(d.s.disk.tus, v), { force: true });
     }
     const upload = new Upload({ id: version, size: total, offset: total, metadata });
-    Object.assign(upload, { storage_concat: req.headers.get('upload-concat') });
+    Object.assign(upload, { storage_concat: concat });
     d.datastore.keepFinished(upload, d.datastore.getExpiration());
     headers.set('Location', d.url(req, version));
-    headers.set('Upload-Concat', req.headers.get('upload-concat') ?? '');
+    headers.set('Upload-Concat', concat);
     return new Response(null, { status: 201, headers });
   } finally {
     req.signal.removeEventListener('abort', stop);

@@ -6,7 +6,7 @@ import { open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { FileConfigstore, FileStore } from '@tus/file-store';
-import { ERRORS, type Upload } from '@tus/server';
+import { ERRORS, Upload } from '@tus/server';
 import { UUID } from './tus-ids';
 
 const WRITE_BATCH = 1 << 20;
@@ -19,6 +19,16 @@ export interface UploadRecord {
   storage_upsert?: boolean;
   /** A part of a later concatenation (`Upload-Concat: partial`): it never becomes an object. */
   storage_partial?: boolean;
+  /**
+   * A part placed in its final upload's file (tus-concat.ts): that upload's id, where the
+   * part starts in it, and the bytes of the part written so far.
+   */
+  storage_into?: string;
+  storage_at?: number;
+  storage_written?: number;
+  /** A final upload still waiting for its parts: their ids, and its `Upload-Concat`. */
+  storage_parts?: string[];
+  storage_concat?: string;
 }
 
 /**
@@ -79,7 +89,7 @@ export class ObjectFileStore extends FileStore {
       configstore: new CachedFileKvStore(dir),
       expirationPeriodInMilliseconds: expiryMs,
     });
-    this.extensions.push('concatenation');
+    this.extensions.push('concatenation', 'concatenation-unfinished');
   }
 
   /** tus's own check asks for "concatentation"; ours is handled beside it (tus-concat.ts). */
@@ -89,7 +99,21 @@ export class ObjectFileStore extends FileStore {
 
   override async getUpload(id: string): Promise<Upload> {
     await this.finishing.get(id);
-    return this.finished.get(id) ?? super.getUpload(id);
+    const finished = this.finished.get(id);
+    if (finished) return finished;
+    const record = (await this.configstore.get(id)) as (UploadRecord & { id: string }) | undefined;
+    // A placed part's bytes are in its final upload's file; a final upload waiting for its
+    // parts has no offset to tell (HEAD leaves it out).
+    if (record?.storage_into !== undefined || record?.storage_parts !== undefined) {
+      return new Upload({
+        id,
+        size: record.size,
+        offset: record.storage_written ?? 0,
+        metadata: record.metadata as Upload['metadata'],
+        creation_date: record.creation_date,
+      });
+    }
+    return super.getUpload(id);
   }
 
   /**
@@ -99,7 +123,16 @@ export class ObjectFileStore extends FileStore {
   override async remove(id: string): Promise<void> {
     await this.finishing.get(id);
     if (this.finished.has(id)) throw ERRORS.INVALID_TERMINATION;
+    const record = (await this.configstore.get(id)) as UploadRecord | undefined;
+    // A placed part has no file of its own; a final upload takes its placed parts with it.
+    if (record?.storage_into !== undefined) return this.configstore.delete(id);
+    for (const part of record?.storage_parts ?? []) await this.configstore.delete(part);
     return super.remove(id);
+  }
+
+  /** Deletes an upload's data file (its record stays). */
+  async dropData(id: string): Promise<void> {
+    if (UUID.test(id)) await rm(join(this.dir, id), { force: true });
   }
 
   /** Remembers a finished upload as complete for `keepMs`. */
@@ -123,7 +156,35 @@ export class ObjectFileStore extends FileStore {
    */
   override async write(readable: Readable, id: string, offset: number): Promise<number> {
     if (!UUID.test(id)) throw ERRORS.FILE_NOT_FOUND;
-    const handle = await open(join(this.dir, id), 'r+');
+    const record = (await this.configstore.get(id)) as UploadRecord | undefined;
+    const into = record?.storage_into;
+    if (into === undefined || !UUID.test(into)) return this.#write(readable, id, offset);
+    // A placed part: its bytes go to their place in the final upload's file, and the part's
+    // offset is kept in its record (after the bytes are written, also when a write failed).
+    const at = record?.storage_at ?? 0;
+    let written = offset;
+    try {
+      written =
+        (await this.#write(readable, into, at + offset, (end) => (written = end - at))) - at;
+      return written;
+    } finally {
+      await this.configstore.set(id, { ...record, storage_written: written } as never);
+    }
+  }
+
+  /**
+   * Writes a request's bytes into file `file` at `offset`, batching socket reads into 1 MiB
+   * positioned writes (the stock store issues one small write per socket read); one batch is
+   * written while the next one arrives. What arrived before an error is kept (`wrote` is told
+   * the end of each batch written): the offset of an upload is the size of its file.
+   */
+  async #write(
+    readable: Readable,
+    file: string,
+    offset: number,
+    wrote: (end: number) => void = () => {},
+  ): Promise<number> {
+    const handle = await open(join(this.dir, file), 'r+');
     let position = offset;
     let pending: Buffer[] = [];
     let bytes = 0;
@@ -133,9 +194,13 @@ export class ObjectFileStore extends FileStore {
         const buffers = pending;
         const at = position;
         position += bytes;
+        const end = position;
         pending = [];
         bytes = 0;
-        writing = writing.then(() => handle.writev(buffers, at));
+        writing = writing.then(async () => {
+          await handle.writev(buffers, at);
+          wrote(end);
+        });
         // Awaited before the next batch or at the end; handled now so it is never unhandled.
         writing.catch(() => {});
       }
@@ -186,8 +251,14 @@ export async function sweepTus(dir: string, expiryMs: number): Promise<number> {
       const created = record?.creation_date ? Date.parse(record.creation_date) : 0;
       const expired = expiryMs > 0 && Date.now() > created + expiryMs;
       const complete = record?.size !== undefined && data !== null && data.size >= record.size;
-      if (!record || !data || expired || (complete && !record.storage_partial)) await drop(id);
+      // A placed part's bytes are in its final upload's file; a final upload waiting for its
+      // parts, and complete parts, stay until they expire.
+      const into = record?.storage_into;
+      const bytes = into ? names.has(`${into}.json`) && names.has(into) : data !== null;
+      const waiting = record?.storage_partial || record?.storage_parts;
+      if (!record || !bytes || expired || (complete && !waiting)) await drop(id);
     } else if (!names.has(`${name}.json`)) {
+      // Data files without a record (a placed part has a record and no data file).
       await rm(join(dir, name), { force: true, recursive: true });
       removed++;
     }

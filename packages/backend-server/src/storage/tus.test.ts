@@ -54,9 +54,23 @@ describe('tus startup sweep', () => {
       },
       'abc',
     );
-    expect(await sweepTus(dir, 24 * hour)).toBe(5);
+    // A final upload waiting for its parts (its file full already), a part placed in it (no
+    // file of its own), and a part placed in a final upload that is gone.
+    const [final, placed, orphan] = [randomUUID(), randomUUID(), randomUUID()];
+    await put(final as string, { size: 3, creation_date: now, storage_parts: [placed] }, 'abc');
+    await put(
+      placed as string,
+      { size: 3, creation_date: now, storage_partial: true, storage_into: final },
+      null,
+    );
+    await put(
+      orphan as string,
+      { size: 3, creation_date: now, storage_partial: true, storage_into: randomUUID() },
+      null,
+    );
+    expect(await sweepTus(dir, 24 * hour)).toBe(6);
     expect((await readdir(dir)).sort()).toEqual(
-      [live, `${live}.json`, part, `${part}.json`].sort(),
+      [live, `${live}.json`, part, `${part}.json`, final, `${final}.json`, `${placed}.json`].sort(),
     );
   });
 });

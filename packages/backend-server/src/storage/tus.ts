@@ -9,6 +9,7 @@ import { ERR, StorageError, toStorageError } from './errors';
 import { cacheControlFrom, checkBucketName, checkKey, checkMime } from './names';
 import { bucketLimits, canWrite, commitObject, sizeLimit } from './objects';
 import { verifyUpload } from './tokens';
+import { partFinished } from './tus-assembly';
 import { type ConcatDeps, createFinal } from './tus-concat';
 import { parseUrlId, TUS_PATH, tusError, urlId } from './tus-ids';
 import { ObjectFileStore, type UploadRecord } from './tus-store';
@@ -151,6 +152,8 @@ export function createTus(s: StorageContext, expiryMs: number): TusService {
     }
   };
 
+  const joining = { s, datastore, locker, target, authorize, commit };
+
   const options = (signed: boolean) => ({
     path: `${TUS_PATH}${signed ? '/sign' : ''}`,
     datastore,
@@ -192,10 +195,13 @@ export function createTus(s: StorageContext, expiryMs: number): TusService {
     },
     onIncomingRequest: async (req: Request, id: string) => {
       if (req.method === 'POST' || req.method === 'HEAD' || req.method === 'OPTIONS') return;
-      if (req.method === 'PATCH' && finalOf(datastore.finished.get(id))) {
+      const record = (await kv.get(id)) as UploadRecord | undefined;
+      if (
+        req.method === 'PATCH' &&
+        (finalOf(datastore.finished.get(id)) || record?.storage_parts)
+      ) {
         throw tusError(403, 'A final upload cannot be modified');
       }
-      const record = (await kv.get(id)) as UploadRecord | undefined;
       if (!record) return; // tus answers 404
       const { bucket, name } = target(record.metadata);
       const fromUrl = parseUrlId(new URL(req.url).pathname.split('/').pop() ?? '');
@@ -207,8 +213,12 @@ export function createTus(s: StorageContext, expiryMs: number): TusService {
     },
     onUploadFinish: async (req: Request, upload: Upload) => {
       const record = ((await kv.get(upload.id)) ?? {}) as UploadRecord;
-      // A part waits, complete, for the final upload that joins it (tus-concat.ts).
-      if (record.storage_partial) return {};
+      // A part waits, complete, for the final upload that joins it (tus-concat.ts); a part
+      // placed in its final upload's file may be the last one it waited for.
+      if (record.storage_partial) {
+        if (record.storage_into) await partFinished(joining, req, record.storage_into);
+        return {};
+      }
       const file = join(s.disk.tus, upload.id);
       const size = upload.size ?? (await stat(file)).size;
       let committed!: () => void;
@@ -241,12 +251,7 @@ export function createTus(s: StorageContext, expiryMs: number): TusService {
   const signed = new Server(options(true) as never);
   for (const server of [unsigned, signed]) {
     const deps: ConcatDeps = {
-      s,
-      datastore,
-      locker,
-      target,
-      authorize,
-      commit,
+      ...joining,
       url: (req, version) => server.handlers.POST.generateUrl(req as never, version),
     };
     // Final uploads are ours (tus-concat.ts); partial ones are created as any upload.
@@ -264,8 +269,12 @@ export function createTus(s: StorageContext, expiryMs: number): TusService {
       const id = parseUrlId(new URL(req.url).pathname.split('/').pop() ?? '')?.version;
       if (!id || res.status !== 200) return res;
       const record = (await kv.get(id)) as UploadRecord | undefined;
-      const concat = record?.storage_partial ? 'partial' : finalOf(datastore.finished.get(id));
+      const concat = record?.storage_partial
+        ? 'partial'
+        : (record?.storage_concat ?? finalOf(datastore.finished.get(id)));
       if (concat) res.headers.set('Upload-Concat', concat);
+      // A final upload still waiting for its parts has no offset to tell.
+      if (record?.storage_parts) res.headers.delete('Upload-Offset');
       return res;
     };
   }

@@ -163,7 +163,7 @@ describe(`tus resumable uploads (${databaseKind()})`, () => {
     expect(options.headers.get('tus-version')).toBe('1.0.0');
     // The hosted backend's extensions, and concatenation (parallel parts), which it lacks.
     expect(options.headers.get('tus-extension')).toBe(
-      'creation,creation-with-upload,creation-defer-length,termination,expiration,concatenation',
+      'creation,creation-with-upload,creation-defer-length,termination,expiration,concatenation,concatenation-unfinished',
     );
     expect(Number(options.headers.get('tus-max-size'))).toBeGreaterThan(0);
     const noVersion = await fetch(endpoint(), { method: 'POST', headers: tusHeaders(alice) });
