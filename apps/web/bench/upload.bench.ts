@@ -156,7 +156,9 @@ async function profile(page: Page, run: Run): Promise<Profile> {
   const last = upload.at(-1);
   const gaps = upload.slice(1).map((e, i) => e.start - (upload[i] as { end: number }).end);
   if (process.env.BENCH_DETAIL) {
-    const d = upload.map((e) => `${Math.round(e.start - run.started)}+${Math.round(e.end - e.start)}`);
+    const d = upload.map(
+      (e) => `${Math.round(e.start - run.started)}+${Math.round(e.end - e.start)}`,
+    );
     console.log(`    requests (start+duration, ms): ${d.join(' ')}`);
   }
   return {
