@@ -7,10 +7,9 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { FileConfigstore, FileStore } from '@tus/file-store';
 import { ERRORS, type Upload } from '@tus/server';
+import { UUID } from './tus-ids';
 
 const WRITE_BATCH = 1 << 20;
-/** A version id (a UUID), as the data files of uploads are named. */
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** What we keep beside tus's own record of an upload (in the same JSON file). */
 export interface UploadRecord {
@@ -18,6 +17,8 @@ export interface UploadRecord {
   size?: number;
   creation_date?: string;
   storage_upsert?: boolean;
+  /** A part of a later concatenation (`Upload-Concat: partial`): it never becomes an object. */
+  storage_partial?: boolean;
 }
 
 /**
@@ -78,6 +79,12 @@ export class ObjectFileStore extends FileStore {
       configstore: new CachedFileKvStore(dir),
       expirationPeriodInMilliseconds: expiryMs,
     });
+    this.extensions.push('concatenation');
+  }
+
+  /** tus's own check asks for "concatentation"; ours is handled beside it (tus-concat.ts). */
+  override hasExtension(extension: string): boolean {
+    return extension === 'concatentation' || super.hasExtension(extension);
   }
 
   override async getUpload(id: string): Promise<Upload> {
@@ -147,7 +154,8 @@ export class ObjectFileStore extends FileStore {
 /**
  * Startup sweep of the tus directory: records whose bytes are gone, expired uploads, and
  * complete uploads that never became objects (a crash between the last byte and the commit)
- * are removed, as are data files without a record.
+ * are removed, as are data files without a record. Complete partial uploads stay until they
+ * expire: a final upload may still take them.
  */
 export async function sweepTus(dir: string, expiryMs: number): Promise<number> {
   const names = new Set(await readdir(dir));
@@ -168,7 +176,7 @@ export async function sweepTus(dir: string, expiryMs: number): Promise<number> {
       const created = record?.creation_date ? Date.parse(record.creation_date) : 0;
       const expired = expiryMs > 0 && Date.now() > created + expiryMs;
       const complete = record?.size !== undefined && data !== null && data.size >= record.size;
-      if (!record || !data || expired || complete) await drop(id);
+      if (!record || !data || expired || (complete && !record.storage_partial)) await drop(id);
     } else if (!names.has(`${name}.json`)) {
       await rm(join(dir, name), { force: true, recursive: true });
       removed++;

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseUrlId, sweepTus, urlId } from './tus';
+import { ObjectFileStore } from './tus-store';
 
 describe('tus upload ids', () => {
   it('round-trips bucket, key and version through the base64url URL id', () => {
@@ -21,7 +22,7 @@ describe('tus upload ids', () => {
 });
 
 describe('tus startup sweep', () => {
-  it('drops expired, complete-but-uncommitted and unpaired uploads, keeps live ones', async () => {
+  it('drops expired, complete-but-uncommitted and unpaired uploads, keeps live ones and parts', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tus-sweep-'));
     const hour = 3600 * 1000;
     const put = async (id: string, record: object | null, bytes: string | null) => {
@@ -29,8 +30,9 @@ describe('tus startup sweep', () => {
       if (bytes !== null) await writeFile(join(dir, id), bytes);
     };
     const now = new Date().toISOString();
-    const [live, expired, complete, lonely, recordOnly] = Array.from({ length: 5 }, () =>
-      randomUUID(),
+    const [live, expired, complete, lonely, recordOnly, part, oldPart] = Array.from(
+      { length: 7 },
+      () => randomUUID(),
     );
     await put(live as string, { size: 10, creation_date: now }, 'abc');
     await put(
@@ -41,7 +43,46 @@ describe('tus startup sweep', () => {
     await put(complete as string, { size: 3, creation_date: now }, 'abc');
     await put(lonely as string, null, 'abc');
     await put(recordOnly as string, { size: 3, creation_date: now }, null);
-    expect(await sweepTus(dir, 24 * hour)).toBe(4);
-    expect((await readdir(dir)).sort()).toEqual([live, `${live}.json`].sort());
+    // A finished part waits for its final upload, until it expires.
+    await put(part as string, { size: 3, creation_date: now, storage_partial: true }, 'abc');
+    await put(
+      oldPart as string,
+      {
+        size: 3,
+        creation_date: new Date(Date.now() - 25 * hour).toISOString(),
+        storage_partial: true,
+      },
+      'abc',
+    );
+    expect(await sweepTus(dir, 24 * hour)).toBe(5);
+    expect((await readdir(dir)).sort()).toEqual(
+      [live, `${live}.json`, part, `${part}.json`].sort(),
+    );
+  });
+});
+
+describe('tus expiry', () => {
+  it('deletes finished parts that no final upload took in time, and keeps newer ones', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tus-expiry-'));
+    const hour = 3600 * 1000;
+    const store = new ObjectFileStore(dir, 24 * hour);
+    const [fresh, stale] = [randomUUID(), randomUUID()];
+    const put = async (id: string, created: number) => {
+      await writeFile(
+        join(dir, `${id}.json`),
+        JSON.stringify({
+          id,
+          size: 3,
+          offset: 0,
+          creation_date: new Date(created).toISOString(),
+          storage_partial: true,
+        }),
+      );
+      await writeFile(join(dir, id), 'abc');
+    };
+    await put(fresh, Date.now());
+    await put(stale, Date.now() - 25 * hour);
+    expect(await store.deleteExpired()).toBe(1);
+    expect((await readdir(dir)).sort()).toEqual([fresh, `${fresh}.json`].sort());
   });
 });

@@ -9,12 +9,12 @@ import { ERR, StorageError, toStorageError } from './errors';
 import { cacheControlFrom, checkBucketName, checkKey, checkMime } from './names';
 import { bucketLimits, canWrite, commitObject, sizeLimit } from './objects';
 import { verifyUpload } from './tokens';
-import { ObjectFileStore, type UploadRecord, UUID } from './tus-store';
+import { type ConcatDeps, createFinal } from './tus-concat';
+import { parseUrlId, TUS_PATH, tusError, urlId } from './tus-ids';
+import { ObjectFileStore, type UploadRecord } from './tus-store';
 
+export { parseUrlId, TUS_PATH, urlId } from './tus-ids';
 export { sweepTus } from './tus-store';
-
-/** The public path of the tus endpoint. */
-export const TUS_PATH = '/storage/v1/upload/resumable';
 
 /** What the router knows about a tus request, keyed by the Web Request tus handles. */
 interface TusRequestInfo {
@@ -23,9 +23,6 @@ interface TusRequestInfo {
   signed: boolean;
   caller?: Caller;
 }
-
-/** A tus error answer: plain text with the logical status. */
-const tusError = (status: number, body: string) => ({ status_code: status, body: `${body}\n` });
 
 /**
  * tus's locks, taken for one request. A request whose client has gone neither takes an
@@ -59,22 +56,6 @@ function target(metadata: Record<string, string | null> | undefined) {
   const name = metadata?.objectName;
   if (!bucket || !name) throw tusError(400, 'Metadata header is required');
   return { bucket: checkBucketName(bucket), name: checkKey(name) };
-}
-
-/** base64url(`bucket/name/version`): the id in upload URLs. */
-export const urlId = (bucket: string, name: string, version: string) =>
-  Buffer.from(`${bucket}/${name}/${version}`).toString('base64url');
-
-/** Parses a URL id back: its bucket, name and version, or null. */
-export function parseUrlId(id: string): { bucket: string; name: string; version: string } | null {
-  if (!/^[A-Za-z0-9_-]+$/.test(id)) return null;
-  const text = Buffer.from(id, 'base64url').toString('utf8');
-  const last = text.lastIndexOf('/');
-  const first = text.indexOf('/');
-  if (first < 0 || last <= first) return null;
-  const version = text.slice(last + 1);
-  if (!UUID.test(version)) return null;
-  return { bucket: text.slice(0, first), name: text.slice(first + 1, last), version };
 }
 
 /** Creates the tus service. Uploads live in `disk.tus`, expire after `expiryMs`. */
@@ -114,6 +95,62 @@ export function createTus(s: StorageContext, expiryMs: number): TusService {
     }
   };
 
+  /**
+   * Checks that the caller may create the object an upload is for (the bucket, its MIME
+   * types, the user metadata, the storage policies); the upsert flag and the size limit.
+   */
+  const authorize = async (
+    req: Request,
+    metadata: Record<string, string | null> | undefined,
+    size?: number,
+  ) => {
+    const { bucket, name } = target(metadata);
+    const { caller, upsert } = await callerFor(req, bucket, name);
+    const limits = await bucketLimits(s.db, bucket);
+    const limit = sizeLimit(limits, s.globalLimit);
+    if (size !== undefined && size > limit) throw tusError(413, 'Maximum size exceeded');
+    checkMime(metadata?.contentType ?? 'application/octet-stream', limits.allowedMimeTypes);
+    if (metadata?.metadata) parseUserMetadata(metadata.metadata);
+    await canWrite(s.db, caller, bucket, name, upsert ? 'upsert' : 'insert');
+    return { upsert, limit };
+  };
+
+  /** Makes the finished bytes in `file` the object of `metadata`; removes them on failure. */
+  const commit = async (
+    req: Request,
+    file: string,
+    version: string,
+    size: number,
+    metadata: Record<string, string | null> | undefined,
+    upsert: boolean,
+  ) => {
+    const { bucket, name } = target(metadata);
+    const caller = infoOf(req).caller ?? (await callerFor(req, bucket, name)).caller;
+    try {
+      await s.disk.syncFile(file);
+      await s.disk.adopt(file, version);
+      await commitObject(
+        s.db,
+        s.disk,
+        caller,
+        {
+          bucket,
+          name,
+          version,
+          size,
+          md5: version.replace(/-/g, ''),
+          mimetype: metadata?.contentType || 'application/octet-stream',
+          cacheControl: cacheControlFrom(metadata?.cacheControl),
+          userMetadata: metadata?.metadata ? parseUserMetadata(metadata.metadata) : null,
+        },
+        upsert ? 'upsert' : 'insert',
+      );
+    } catch (error) {
+      await rm(file, { force: true });
+      throw error;
+    }
+  };
+
   const options = (signed: boolean) => ({
     path: `${TUS_PATH}${signed ? '/sign' : ''}`,
     datastore,
@@ -145,24 +182,19 @@ export function createTus(s: StorageContext, expiryMs: number): TusService {
       return limitFor(record?.metadata);
     },
     onUploadCreate: async (req: Request, upload: Upload) => {
-      const { bucket, name } = target(upload.metadata);
-      const { caller, upsert } = await callerFor(req, bucket, name);
-      const limits = await bucketLimits(s.db, bucket);
-      if (upload.size !== undefined && upload.size > sizeLimit(limits, s.globalLimit)) {
-        throw tusError(413, 'Maximum size exceeded');
-      }
-      checkMime(
-        upload.metadata?.contentType ?? 'application/octet-stream',
-        limits.allowedMimeTypes,
-      );
-      if (upload.metadata?.metadata) parseUserMetadata(upload.metadata.metadata);
-      await canWrite(s.db, caller, bucket, name, upsert ? 'upsert' : 'insert');
+      const { upsert } = await authorize(req, upload.metadata, upload.size);
       // Kept with tus's record of the upload: x-upsert matters on the POST only.
-      Object.assign(upload, { storage_upsert: upsert });
+      Object.assign(upload, {
+        storage_upsert: upsert,
+        ...(req.headers.get('upload-concat') === 'partial' ? { storage_partial: true } : {}),
+      });
       return { metadata: upload.metadata };
     },
     onIncomingRequest: async (req: Request, id: string) => {
       if (req.method === 'POST' || req.method === 'HEAD' || req.method === 'OPTIONS') return;
+      if (req.method === 'PATCH' && finalOf(datastore.finished.get(id))) {
+        throw tusError(403, 'A final upload cannot be modified');
+      }
       const record = (await kv.get(id)) as UploadRecord | undefined;
       if (!record) return; // tus answers 404
       const { bucket, name } = target(record.metadata);
@@ -175,9 +207,8 @@ export function createTus(s: StorageContext, expiryMs: number): TusService {
     },
     onUploadFinish: async (req: Request, upload: Upload) => {
       const record = ((await kv.get(upload.id)) ?? {}) as UploadRecord;
-      const metadata = record.metadata ?? upload.metadata;
-      const { bucket, name } = target(metadata);
-      const caller = infoOf(req).caller ?? (await callerFor(req, bucket, name)).caller;
+      // A part waits, complete, for the final upload that joins it (tus-concat.ts).
+      if (record.storage_partial) return {};
       const file = join(s.disk.tus, upload.id);
       const size = upload.size ?? (await stat(file)).size;
       let committed!: () => void;
@@ -188,28 +219,9 @@ export function createTus(s: StorageContext, expiryMs: number): TusService {
         }),
       );
       try {
-        await s.disk.syncFile(file);
-        await s.disk.adopt(file, upload.id);
-        await commitObject(
-          s.db,
-          s.disk,
-          caller,
-          {
-            bucket,
-            name,
-            version: upload.id,
-            size,
-            md5: upload.id.replace(/-/g, ''),
-            mimetype: metadata?.contentType || 'application/octet-stream',
-            cacheControl: cacheControlFrom(metadata?.cacheControl),
-            userMetadata: metadata?.metadata ? parseUserMetadata(metadata.metadata) : null,
-          },
-          record.storage_upsert ? 'upsert' : 'insert',
-        );
+        const metadata = record.metadata ?? upload.metadata;
+        await commit(req, file, upload.id, size, metadata, record.storage_upsert === true);
         datastore.keepFinished(new Upload({ ...upload, size, offset: size }), expiryMs);
-      } catch (error) {
-        await rm(file, { force: true });
-        throw error;
       } finally {
         await kv.delete(upload.id).catch(() => {});
         datastore.finishing.delete(upload.id);
@@ -227,6 +239,36 @@ export function createTus(s: StorageContext, expiryMs: number): TusService {
   // The hooks get the Web Request; tus's option types speak of its own request type.
   const unsigned = new Server(options(false) as never);
   const signed = new Server(options(true) as never);
+  for (const server of [unsigned, signed]) {
+    const deps: ConcatDeps = {
+      s,
+      datastore,
+      locker,
+      target,
+      authorize,
+      commit,
+      url: (req, version) => server.handlers.POST.generateUrl(req as never, version),
+    };
+    // Final uploads are ours (tus-concat.ts); partial ones are created as any upload.
+    const post = server.handlers.POST;
+    const create = post.send.bind(post);
+    post.send = (req, context, headers) =>
+      req.headers.get('upload-concat')?.startsWith('final;')
+        ? createFinal(deps, req as unknown as Request, headers ?? new Headers())
+        : create(req, context, headers);
+    // HEAD says which kind of upload it is, as the extension asks.
+    const head = server.handlers.HEAD;
+    const offset = head.send.bind(head);
+    head.send = async (req, context, headers) => {
+      const res = await offset(req, context, headers);
+      const id = parseUrlId(new URL(req.url).pathname.split('/').pop() ?? '')?.version;
+      if (!id || res.status !== 200) return res;
+      const record = (await kv.get(id)) as UploadRecord | undefined;
+      const concat = record?.storage_partial ? 'partial' : finalOf(datastore.finished.get(id));
+      if (concat) res.headers.set('Upload-Concat', concat);
+      return res;
+    };
+  }
   const timer = setInterval(
     () => {
       datastore.deleteExpired().catch(() => {});
@@ -245,6 +287,10 @@ export function createTus(s: StorageContext, expiryMs: number): TusService {
     },
   };
 }
+
+/** The `Upload-Concat` value of a final upload, or undefined for any other upload. */
+const finalOf = (upload: Upload | undefined): string | undefined =>
+  (upload as (Upload & { storage_concat?: string }) | undefined)?.storage_concat;
 
 function parseUserMetadata(text: string): Record<string, unknown> {
   try {

@@ -161,8 +161,9 @@ describe(`tus resumable uploads (${databaseKind()})`, () => {
     const options = await fetch(endpoint(), { method: 'OPTIONS' });
     expect(options.status).toBe(204);
     expect(options.headers.get('tus-version')).toBe('1.0.0');
+    // The hosted backend's extensions, and concatenation (parallel parts), which it lacks.
     expect(options.headers.get('tus-extension')).toBe(
-      'creation,creation-with-upload,creation-defer-length,termination,expiration',
+      'creation,creation-with-upload,creation-defer-length,termination,expiration,concatenation',
     );
     expect(Number(options.headers.get('tus-max-size'))).toBeGreaterThan(0);
     const noVersion = await fetch(endpoint(), { method: 'POST', headers: tusHeaders(alice) });
