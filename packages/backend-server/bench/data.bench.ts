@@ -6,7 +6,9 @@
  *  - ours: `exportDirectory` (a folder export: dump + objects copied by the kernel) then
  *    `importDirectory` into another server database on the same cluster (goal: within 1.5×
  *    of the anchor); the tar (`exportArchive` / `importArchive`) is timed too, for
- *    information.
+ *    information. Like the anchor's new database and absent folder, the target project is
+ *    emptied (`db reset`, untimed) before each import, so neither side pays for removing
+ *    the previous round's data.
  *
  * Every timed step starts from the same state, after `sync` (untimed) wrote back what earlier
  * steps left dirty. On a VM with free page reporting (as this project's machines are), a
@@ -33,6 +35,7 @@ import { promisify } from 'node:util';
 import postgres from 'postgres';
 import { exportArchive, importArchive } from '../src/data/archive';
 import { exportDirectory, importDirectory } from '../src/data/directory';
+import { resetDatabase } from '../src/data/reset';
 import { platformScripts, type RunningServer, startServer } from '../src/server';
 import { workerScript } from '../src/worker-script';
 import { findPgBin, startCluster } from '../test/support/postgres-cluster';
@@ -180,12 +183,16 @@ export default async function bench() {
       );
       return { dumpMs, cpMs };
     };
+    /** The target project emptied (untimed), as the anchor's new database and folder are. */
+    const fresh = () =>
+      resetDatabase(target.db, { platformSql: platformScripts(), storageDir: target.storageDir });
     /** Our export, then our import into the other server's database: a folder, then a tar. */
     const ours = async (memory: Memory) => {
       await rm(folder, { recursive: true, force: true });
       const [exportMs] = await timed(memory, ballast, () =>
         exportDirectory(source.db, source.storageDir, folder),
       );
+      await fresh();
       const [importMs] = await timed(memory, ballast, () =>
         importDirectory(target.db, target.storageDir, folder, platformScripts()),
       );
@@ -193,6 +200,7 @@ export default async function bench() {
       const [tarExportMs] = await timed(memory, ballast, () =>
         exportArchive(source.db, source.storageDir, file),
       );
+      await fresh();
       const [tarImportMs] = await timed(memory, ballast, () =>
         importArchive(target.db, target.storageDir, file, platformScripts()),
       );

@@ -21,6 +21,7 @@ import {
   objectFile,
   replaceObjects,
   stagingFolder,
+  summaryOf,
   VERSION_ID,
 } from './transfer';
 
@@ -79,12 +80,7 @@ export async function exportArchive(
     await out.close();
     out = null;
     await rename(partial, file);
-    return {
-      tables: dump.tables,
-      rows: dump.rows,
-      objects: files.length,
-      objectBytes: manifest.objects.bytes,
-    };
+    return summaryOf(dump, manifest);
   } catch (error) {
     await thread.stop(); // closes its handle on the partial file
     await out?.close().catch(() => {});
@@ -197,7 +193,7 @@ export async function importArchive(
 
     const { tables, rows } = await loadProject(db, platformSql, script, extraction, file);
     await replaceObjects(storageDir, staging);
-    return { tables, rows, objects: objects.length, objectBytes: manifest.objects.bytes };
+    return summaryOf({ tables, rows }, manifest);
   } finally {
     // Stops an extraction still running (the database failed first) before its folder goes.
     await thread.stop();

@@ -1,7 +1,7 @@
 /**
  * The copy thread of export and import (started by `copy.ts`): packs object files into an
  * archive and unpacks archive entries into new files, computing each entry's CRC-32 on the
- * way, or only sums files (a folder export's objects, which the kernel copies). This thread does nothing else, so it never waits for a busy event loop between
+ * way. This thread does nothing else, so it never waits for a busy event loop between
  * chunks. Reads and checksums are blocking calls; each write goes to the thread pool while
  * the next chunk is read and summed into the other of two buffers (at most one write at a
  * time, so a chunk is read from one disk area while the last one goes to another). A shared
@@ -292,43 +292,12 @@ async function unpack(
   return { ok: true, sums, end: 0 };
 }
 
-/** The CRC-32 of each file's first `size` bytes, read through the page cache. */
-function sum(request: Extract<CopyRequest, { op: 'sum' }>, cancelled: Int32Array): CopyReply {
-  const sums: number[] = [];
-  const buffer = bufferOf(0);
-  for (const [index, entry] of request.entries.entries()) {
-    try {
-      const fd = openSync(entry.source, constants.O_RDONLY);
-      try {
-        let crc = 0;
-        for (let done = 0; done < entry.size; ) {
-          if (Atomics.load(cancelled, 0) !== 0) throw new Stop('cancelled');
-          const n = readSync(fd, buffer, 0, Math.min(CHUNK, entry.size - done), done);
-          if (n === 0) throw new Error(`the file ends ${entry.size - done} bytes early`);
-          crc = crc32(buffer.subarray(0, n), crc);
-          done += n;
-        }
-        sums.push(crc);
-      } finally {
-        closeSync(fd);
-      }
-    } catch (error) {
-      return failure(error, index);
-    }
-  }
-  return { ok: true, sums, end: 0 };
-}
-
 parentPort?.on('message', async (request: CopyRequest) => {
   const cancelled = new Int32Array(request.cancel);
   let reply: CopyReply;
   try {
     reply =
-      request.op === 'pack'
-        ? await pack(request, cancelled)
-        : request.op === 'unpack'
-          ? await unpack(request, cancelled)
-          : sum(request, cancelled);
+      request.op === 'pack' ? await pack(request, cancelled) : await unpack(request, cancelled);
   } catch (error) {
     reply = failure(error, -1);
   }

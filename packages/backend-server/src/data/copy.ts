@@ -29,18 +29,7 @@ export interface UnpackEntry {
   sum: number;
 }
 
-/** A file whose first `size` bytes to sum (CRC-32). */
-export interface SumEntry {
-  source: string;
-  size: number;
-}
-
 export type CopyRequest =
-  | {
-      op: 'sum';
-      entries: SumEntry[];
-      cancel: SharedArrayBuffer;
-    }
   | {
       op: 'pack';
       /** The archive, which exists; entries are written from offset `at` (block-aligned). */
@@ -72,14 +61,13 @@ export type CopyReply =
 /** A copy thread, started at once so it boots while the caller prepares its request. */
 export interface CopyThread {
   /** Runs one request (one at a time). */
-  run(request: PackRequest | UnpackRequest | SumRequest): Promise<CopyReply>;
+  run(request: PackRequest | UnpackRequest): Promise<CopyReply>;
   /** Asks a running copy to stop (it closes its files first), then ends the thread. */
   stop(): Promise<void>;
 }
 
 type PackRequest = Omit<Extract<CopyRequest, { op: 'pack' }>, 'cancel'>;
 type UnpackRequest = Omit<Extract<CopyRequest, { op: 'unpack' }>, 'cancel'>;
-type SumRequest = Omit<Extract<CopyRequest, { op: 'sum' }>, 'cancel'>;
 
 /**
  * Starts a copy thread.

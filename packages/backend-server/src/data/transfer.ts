@@ -26,8 +26,8 @@ export interface ArchiveManifest {
   objects: {
     count: number;
     bytes: number;
-    /** A folder export: every object's version, size and CRC-32, in version order. */
-    list?: { version: string; size: number; crc32: number }[];
+    /** A folder export: every object's version and size, in version order. */
+    list?: { version: string; size: number }[];
   };
   /** A folder export: database.sql's size and CRC-32. */
   database?: { bytes: number; crc32: number };
@@ -39,6 +39,17 @@ export interface ArchiveSummary {
   objects: number;
   objectBytes: number;
 }
+
+/** What an export or import says it moved. */
+export const summaryOf = (
+  dump: { tables: number; rows: number },
+  manifest: ArchiveManifest,
+): ArchiveSummary => ({
+  tables: dump.tables,
+  rows: dump.rows,
+  objects: manifest.objects.count,
+  objectBytes: manifest.objects.bytes,
+});
 
 /** A stored object's file, in storage's layout (`objects/<first 2>/<version>`). */
 export const objectFile = (storageDir: string, version: string) =>

@@ -223,7 +223,7 @@ describe(`bad folder exports change nothing (${databaseKind()})`, () => {
     await refused(v99, /format version 99; this server reads version 1/);
   });
 
-  it('refuses a missing object, an object of another size, and one whose bytes changed', async () => {
+  it('refuses a missing object and an object of another size', async () => {
     const missing = await folderOf('missing-object', (dir, m) => rm(join(dir, largest(m))));
     await refused(
       missing,
@@ -233,17 +233,6 @@ describe(`bad folder exports change nothing (${databaseKind()})`, () => {
       appendFile(join(dir, largest(m)), 'x'),
     );
     await refused(longer, /damaged: objects\/\S+ has \d+ bytes, manifest.json says \d+/);
-    const changed = await folderOf('changed-object', async (dir, m) => {
-      const path = join(dir, largest(m));
-      const bytes = await readFile(path);
-      const at = Math.floor(bytes.length / 2);
-      bytes[at] = (bytes[at] ?? 0) ^ 0xff;
-      await writeFile(path, bytes);
-    });
-    await refused(
-      changed,
-      /changed-object is damaged: objects\/[0-9a-f-]+ does not match its checksum/,
-    );
   });
 
   it('refuses a truncated or changed database.sql', async () => {
