@@ -181,7 +181,7 @@ async function readFolder(dir: string) {
   const text = await readFile(join(dir, MANIFEST)).catch(() => null);
   if (!text) throw new DataError(`${dir} is not a backend-server export (no ${MANIFEST})`);
   const manifest = checkManifest(text, dir, 'a folder of something else');
-  const list = manifest.objects.list;
+  const list = manifest.objects?.list;
   const damaged = (why: string) => new DataError(`${dir} is damaged: ${why}`);
   if (manifest.layout !== 'directory' || !Array.isArray(list) || !manifest.database) {
     throw damaged(`${MANIFEST} is not a folder export's (no object list)`);

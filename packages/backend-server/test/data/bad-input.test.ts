@@ -221,6 +221,11 @@ describe(`bad folder exports change nothing (${databaseKind()})`, () => {
     await refused(other, /not a backend-server archive \(it is a folder of something else\)/);
     const v99 = await folderOf('v99-folder', (dir, m) => writeManifest(dir, { ...m, version: 99 }));
     await refused(v99, /format version 99; this server reads version 1/);
+    // A tar's manifest (no object list) in a folder.
+    const tarManifest = await folderOf('tar-manifest', (dir, m) =>
+      writeManifest(dir, { format: m.format, version: m.version }),
+    );
+    await refused(tarManifest, /tar-manifest is damaged: manifest.json is not a folder export's/);
   });
 
   it('refuses a missing object and an object of another size', async () => {
