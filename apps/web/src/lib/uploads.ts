@@ -1,6 +1,7 @@
 /**
  * How Drive uploads one file: `begin_upload` gives (or gives back) the files row, the SDK's
- * resumable upload sends the bytes in 6 MiB chunks, then the row is marked ready.
+ * resumable upload sends the bytes in 6 MiB chunks (a large file in parts side by side, where
+ * the backend offers it), then the row is marked ready.
  *
  * Nothing is lost on a reload or a crash: this browser keeps a record of each unfinished
  * upload (upload-records.ts; with the file's handle where the browser has one), and the
@@ -9,6 +10,7 @@
  * signing in again. Cancelling deletes the server's upload and the placeholder row.
  */
 import { createUploadQueue, type UploadQueue, type UploadRunner, unwrap } from '@app/backend-react';
+import { parallelParts } from '@app/backend-sdk/tus';
 import { BUCKET, beginUpload, discardUpload, type FileRow, markReady, type UploadRow } from './api';
 import type { DriveClient } from './client-types';
 import { onSignOutByUser } from './session';
@@ -17,6 +19,12 @@ import { uploadRecords } from './upload-records';
 /** Delays before each retry of a failed chunk, as the product fixes them. */
 export const RETRY_DELAYS = [0, 1000, 3000, 5000] as const;
 export const CHUNK_SIZE = 6 * 1024 * 1024;
+/**
+ * Parts of a large file sent side by side, where the backend offers tus concatenation (the
+ * local backend does; elsewhere a file goes up as one upload). Three parts made a 256 MiB
+ * upload in Chromium about 1.3× as fast as one (apps/web/bench/upload.bench.ts).
+ */
+export const PARALLEL_PARTS = 3;
 /** How often progress is written down (browser record and backend), at most. */
 const REPORT_EVERY_MS = 2000;
 
@@ -168,6 +176,7 @@ export function driveUploadRunner(
     const upload = client.storage.from(BUCKET).uploadResumable(row.object_path, file, {
       contentType: row.mime_type,
       chunkSize: CHUNK_SIZE,
+      parallel: parallelParts(PARALLEL_PARTS),
       // The creation request carries the first chunk (the SDK's default): a file of up to one
       // chunk goes up in a single request.
       retryDelays: RETRY_DELAYS,

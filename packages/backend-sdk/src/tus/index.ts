@@ -10,12 +10,15 @@ export {
   memoryUrlStore,
   type UrlStore,
 } from './fingerprint';
+export { parallelParts } from './parallel';
 export { encodeMetadata, type TusFetch } from './protocol';
 export { UploadQueue } from './queue';
 export { DEFAULT_RETRY_DELAYS, isRetryable } from './retry';
 export { type ChunkSource, openSource, type SourceInfo, type UploadSource } from './source';
 export {
   DEFAULT_CHUNK_SIZE,
+  type ParallelParts,
+  type PartsJob,
   ResumableUpload,
   type ResumableUploadOptions,
   type UploadProgress,

@@ -12,83 +12,28 @@ import {
   encodeMetadata,
   headUpload,
   patchUpload,
-  type TusFetch,
   terminateUpload,
 } from './protocol';
 import { DEFAULT_RETRY_DELAYS, isOnline, isRetryable } from './retry';
 import { type ChunkSource, openSource, type UploadSource } from './source';
+import {
+  DEFAULT_CHUNK_SIZE,
+  type ResumableUploadOptions,
+  type Settled,
+  type UploadState,
+  type UploadTarget,
+} from './upload-types';
 
-/** The chunk size the hosted backend requires for all but the last chunk: 6 MiB. */
-export const DEFAULT_CHUNK_SIZE = 6 * 1024 * 1024;
-
-/** Progress of an upload. */
-export interface UploadProgress {
-  /** Bytes the server has. */
-  bytes: number;
-  /** Total bytes, `undefined` while a stream's length is unknown. */
-  total: number | undefined;
-  /** Bytes per second since this run started. */
-  rate: number;
-}
-
-/** What a finished upload reports. */
-export interface UploadResult {
-  /** The tus upload URL. */
-  url: string;
-  /** Path inside the bucket. */
-  path: string;
-  /** `<bucket>/<path>`. */
-  fullPath: string;
-  /** Size in bytes. */
-  size: number;
-}
-
-/** Options of a resumable upload. */
-export interface ResumableUploadOptions {
-  /** MIME type stored with the object (default: the file's type, else octet-stream). */
-  contentType?: string;
-  /** `Cache-Control` max-age in seconds (default 3600). */
-  cacheControl?: number | string;
-  /** User metadata stored with the object. */
-  metadata?: Record<string, unknown>;
-  /** Overwrite an existing object (default false). */
-  upsert?: boolean;
-  /** Bytes per request (default 6 MiB, what the hosted backend requires). */
-  chunkSize?: number;
-  /** Delays (ms) before each retry (default 0, 1000, 3000, 5000). */
-  retryDelays?: readonly number[];
-  /** Size of a stream, when known; otherwise the length is sent with the last chunk. */
-  size?: number;
-  /** File name used in the fingerprint (default: the File's name or the stream's path). */
-  name?: string;
-  /** Where upload URLs are kept for resuming (default: localStorage / memory); false: none. */
-  urlStore?: UrlStore | false;
-  /** Send the first chunk with the creation request (default true). */
-  uploadDataDuringCreation?: boolean;
-  /** Token from `createSignedUploadUrl`: uploads to the signed endpoint without a session. */
-  signature?: string;
-  /** Start right away (default true). */
-  autoStart?: boolean;
-  onProgress?(progress: UploadProgress): void;
-  onChunkComplete?(chunk: { size: number; bytes: number; total: number | undefined }): void;
-  onSuccess?(result: UploadResult): void;
-  onError?(error: UploadError): void;
-  onRetry?(retry: { delay: number; attempt: number; error: UploadError }): void;
-}
-
-/** Where a resumable upload goes and how its requests are sent. */
-export interface UploadTarget {
-  /** `<project>/storage/v1/upload/resumable`. */
-  endpoint: string;
-  bucket: string;
-  path: string;
-  fetch: TusFetch;
-}
-
-/** State of an upload. */
-export type UploadState = 'idle' | 'uploading' | 'paused' | 'done' | 'failed' | 'aborted';
-
-type Settled = { data: UploadResult; error: null } | { data: null; error: UploadError };
+export {
+  DEFAULT_CHUNK_SIZE,
+  type ParallelParts,
+  type PartsJob,
+  type ResumableUploadOptions,
+  type UploadProgress,
+  type UploadResult,
+  type UploadState,
+  type UploadTarget,
+} from './upload-types';
 
 const asUploadError = (e: unknown): UploadError =>
   e instanceof UploadError
@@ -185,12 +130,15 @@ export class ResumableUpload {
     await this.#running?.catch(() => {});
     if (options.terminate && this.url) {
       await this.#forget();
-      await terminateUpload(
-        this.#target.fetch,
-        this.url,
-        this.#headers(),
-        new AbortController().signal,
-      );
+      // Parts under way are kept as `final;<url> <url> …` (see parallel.ts).
+      for (const url of this.url.replace(/^final;/, '').split(' ')) {
+        await terminateUpload(
+          this.#target.fetch,
+          url,
+          this.#headers(),
+          new AbortController().signal,
+        );
+      }
     }
   }
 
@@ -298,10 +246,30 @@ export class ResumableUpload {
     this.#ahead = { start, chunk };
   }
 
+  /** Keeps the upload's URL in the store (resolves when written; never rejects). */
+  #save(url: string): Promise<void> {
+    const saving = (async () => {
+      if (this.#key) await this.#store?.set(this.#key, url);
+    })();
+    saving.catch(() => {});
+    return saving;
+  }
+
   async #attempt(source: ChunkSource, signal: AbortSignal): Promise<void> {
     const { fetch, endpoint, bucket, path } = this.#target;
     const opts = this.#options;
     const headers = this.#headers();
+    const creation = {
+      ...headers,
+      'Upload-Metadata': encodeMetadata({
+        bucketName: bucket,
+        objectName: path,
+        contentType: opts.contentType ?? (source.type || 'application/octet-stream'),
+        cacheControl: String(opts.cacheControl ?? 3600),
+        metadata: opts.metadata ? JSON.stringify(opts.metadata) : undefined,
+      }),
+      ...(opts.upsert ? { 'x-upsert': 'true' } : {}),
+    };
     let total = source.size;
     const started = Date.now();
     const startBytes = this.bytes;
@@ -315,7 +283,25 @@ export class ResumableUpload {
     let chunk: { data: ChunkBody; last: boolean } | undefined;
     let lengthSent = total !== undefined;
     let saving: Promise<void> | undefined;
-    if (this.url) {
+    // Parts side by side (see the `parallel` option): on success, the upload is complete.
+    const joined = await opts.parallel?.send({
+      ...this.#target,
+      upload: this,
+      headers,
+      creation,
+      source,
+      chunkSize: opts.chunkSize,
+      signal,
+      created: (url) => {
+        saving = this.#save(url);
+      },
+      progress,
+    });
+    // Parts kept by an upload that now goes without `parallel`: it starts over, whole.
+    if (!joined && this.url?.startsWith('final;')) this.url = undefined;
+    if (joined) {
+      // Sent: `this.url` is the final upload's, `this.bytes` the size.
+    } else if (this.url) {
       const head = await headUpload(fetch, this.url, headers, signal);
       this.bytes = head.offset;
       total ??= head.length;
@@ -330,17 +316,10 @@ export class ResumableUpload {
       }
       const sendFirst = useChunk && (total === undefined || total > 0);
       if (sendFirst && chunk && !chunk.last) this.#readAhead(source, chunkLength(chunk.data));
-      const meta = encodeMetadata({
-        bucketName: bucket,
-        objectName: path,
-        contentType: opts.contentType ?? (source.type || 'application/octet-stream'),
-        cacheControl: String(opts.cacheControl ?? 3600),
-        metadata: opts.metadata ? JSON.stringify(opts.metadata) : undefined,
-      });
       const created = await createUpload(
         fetch,
         endpoint,
-        { ...headers, 'Upload-Metadata': meta, ...(opts.upsert ? { 'x-upsert': 'true' } : {}) },
+        creation,
         signal,
         total,
         sendFirst ? chunk?.data : undefined,
@@ -349,16 +328,13 @@ export class ResumableUpload {
       lengthSent = total !== undefined;
       // Kept while the next chunks are sent (one round trip less before them); settled before
       // the upload finishes, so its removal on success always comes after it.
-      saving = (async () => {
-        if (this.#key) await this.#store?.set(this.#key, created.url);
-      })();
-      saving.catch(() => {});
+      saving = this.#save(created.url);
       this.bytes = created.offset;
       if (sendFirst && this.bytes > 0) progress(this.bytes);
       else if (chunk && !sendFirst) this.#ahead = { start: 0, chunk: Promise.resolve(chunk) };
       chunk = undefined;
     }
-    const url = this.url;
+    const url = this.url as string;
     while (total === undefined || this.bytes < total) {
       const at = this.bytes;
       const next = await this.#read(source, at);

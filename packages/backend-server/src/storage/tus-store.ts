@@ -92,6 +92,16 @@ export class ObjectFileStore extends FileStore {
     return this.finished.get(id) ?? super.getUpload(id);
   }
 
+  /**
+   * Terminates an upload. One that became an object (or is becoming one) cannot be: tus's
+   * own check would also refuse finished partial uploads, which are still only parts.
+   */
+  override async remove(id: string): Promise<void> {
+    await this.finishing.get(id);
+    if (this.finished.has(id)) throw ERRORS.INVALID_TERMINATION;
+    return super.remove(id);
+  }
+
   /** Remembers a finished upload as complete for `keepMs`. */
   keepFinished(upload: Upload, keepMs: number) {
     this.finished.delete(upload.id);

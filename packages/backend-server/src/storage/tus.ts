@@ -156,7 +156,7 @@ export function createTus(s: StorageContext, expiryMs: number): TusService {
     datastore,
     locker: (req: Request) => lockerFor(locker, req),
     respectForwardedHeaders: true,
-    disableTerminationForFinishedUploads: true,
+    // Finished uploads are refused by the store (ObjectFileStore.remove), parts are not.
     namingFunction: () => randomUUID(),
     generateUrl: (req: Request, o: { proto: string; host: string; path: string; id: string }) => {
       const metadata = Metadata.parse(req.headers.get('upload-metadata') ?? undefined);
@@ -254,7 +254,7 @@ export function createTus(s: StorageContext, expiryMs: number): TusService {
     const create = post.send.bind(post);
     post.send = (req, context, headers) =>
       req.headers.get('upload-concat')?.startsWith('final;')
-        ? createFinal(deps, req as unknown as Request, headers ?? new Headers())
+        ? (createFinal(deps, req as unknown as Request, headers ?? new Headers()) as never)
         : create(req, context, headers);
     // HEAD says which kind of upload it is, as the extension asks.
     const head = server.handlers.HEAD;

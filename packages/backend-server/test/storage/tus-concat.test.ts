@@ -189,6 +189,15 @@ describe(`tus concatenation (${databaseKind()})`, () => {
     expect((await final(alice, name, [first, second], { 'x-upsert': 'true' })).status).toBe(404);
   });
 
+  it('terminates a finished part (it is no object), and its owner only', async () => {
+    const name = `${alice.id}/parallel/dropped.bin`;
+    const part = await partial(alice, name, randomBytes(100));
+    const del = (user: TestUser) => fetch(part, { method: 'DELETE', headers: tus(user) });
+    expect((await del(bob)).status).toBe(403);
+    expect((await del(alice)).status).toBe(204);
+    expect((await fetch(part, { method: 'HEAD', headers: tus(alice) })).status).toBe(404);
+  });
+
   it("keeps the bucket's size limit over the whole, and the object's upsert rule", async () => {
     const small = uniqueBucket('concat-small');
     await service.storage.createBucket(small, { public: false, fileSizeLimit: 1500 });

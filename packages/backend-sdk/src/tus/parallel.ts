@@ -1,0 +1,224 @@
+/**
+ * Parallel uploads over tus's concatenation extension: the file is cut into parts on chunk
+ * boundaries, each part is a partial upload sent in chunks side by side with the others,
+ * and a final upload joins them on the server. While the parts are under way, the URL store
+ * keeps `final;<part url> <part url> …` (the final upload's own header), so a reload resumes
+ * every part from its server offset.
+ */
+import { UploadError } from './errors';
+import {
+  type ChunkBody,
+  chunkLength,
+  createUpload,
+  headUpload,
+  patchUpload,
+  type TusFetch,
+  tusFailure,
+  tusRequest,
+} from './protocol';
+import { DEFAULT_CHUNK_SIZE, type ParallelParts, type PartsJob } from './upload-types';
+
+const FINAL = 'final;';
+
+/** True for what the URL store keeps while the parts of a parallel upload are under way. */
+export const isPartsUrl = (url: string | undefined): url is string =>
+  url?.startsWith(FINAL) === true;
+
+/** The URLs of the parts named by a stored `final;…` value. */
+export const partUrls = (url: string): string[] =>
+  url.slice(FINAL.length).split(' ').filter(Boolean);
+
+/** Byte ranges `[from, to)` of at most `parts` parts, cut on chunk boundaries. */
+export function partRanges(size: number, chunk: number, parts: number) {
+  const chunks = Math.ceil(size / chunk);
+  const per = Math.ceil(chunks / Math.max(1, Math.min(parts, chunks))) * chunk;
+  const ranges: { from: number; to: number }[] = [];
+  for (let from = 0; from < size; from += per)
+    ranges.push({ from, to: Math.min(size, from + per) });
+  return ranges;
+}
+
+const offered = new Map<string, Promise<boolean>>();
+
+/**
+ * Whether the tus endpoint offers concatenation (its OPTIONS answer), asked once per
+ * endpoint; a failed question is asked again next time.
+ */
+export function offersConcatenation(fetch: TusFetch, endpoint: string, signal: AbortSignal) {
+  let known = offered.get(endpoint);
+  if (!known) {
+    known = tusRequest(fetch, endpoint, 'OPTIONS', {}, signal, [200, 204]).then((res) =>
+      (res.headers.get('Tus-Extension') ?? '')
+        .split(',')
+        .some((extension) => extension.trim() === 'concatenation'),
+    );
+    offered.set(endpoint, known);
+    known.catch(() => offered.delete(endpoint));
+  }
+  return known.catch(() => false);
+}
+
+interface Part {
+  from: number;
+  to: number;
+  url?: string;
+  offset: number;
+}
+
+/**
+ * Uploads of a file of more than one chunk and a known size are sent as up to `count` parts
+ * side by side, where the server offers tus's concatenation extension.
+ *
+ * @example
+ * import { parallelParts } from '@app/backend-sdk/tus';
+ * bucket.uploadResumable('videos/talk.mp4', file, { parallel: parallelParts(3) });
+ */
+export function parallelParts(count: number): ParallelParts {
+  return {
+    async send(options) {
+      const job = { ...options, chunkSize: options.chunkSize ?? DEFAULT_CHUNK_SIZE };
+      const { source } = job;
+      const stored = job.upload.url;
+      if (isPartsUrl(stored)) {
+        return sendParts(job as typeof job & { source: { size: number } }, partUrls(stored).length);
+      }
+      if (
+        stored ||
+        count < 2 ||
+        !source.seekable ||
+        source.size === undefined ||
+        source.size <= job.chunkSize ||
+        !(await offersConcatenation(job.fetch, job.endpoint, job.signal))
+      ) {
+        return null;
+      }
+      return sendParts(job as typeof job & { source: { size: number } }, count);
+    },
+  };
+}
+
+/**
+ * Sends the parts (creating them, or resuming those of a stored `final;…` value) and joins them. Resolves
+ * with the final upload's URL. A part the server no longer has, or a join it refuses for
+ * want of a part, is an `upload_gone` error: the caller starts over.
+ */
+async function sendParts(
+  job: PartsJob & { source: { size: number }; chunkSize: number },
+  count: number,
+): Promise<string> {
+  const { fetch, headers, source, chunkSize, signal } = job;
+  const ranges = partRanges(source.size, chunkSize, count);
+  const parts: Part[] = ranges.map((r) => ({ ...r, offset: 0 }));
+  const stored = job.upload.url;
+  if (isPartsUrl(stored)) {
+    const urls = partUrls(stored);
+    if (urls.length !== parts.length) {
+      throw new UploadError('The stored parts do not fit this file', { code: 'upload_gone' });
+    }
+    await Promise.all(
+      parts.map(async (part, i) => {
+        part.url = urls[i] as string;
+        const head = await headUpload(fetch, part.url, headers, signal);
+        if (head.length !== part.to - part.from) {
+          throw new UploadError('A stored part does not fit this file', { code: 'upload_gone' });
+        }
+        part.offset = head.offset;
+      }),
+    );
+  }
+  const report = () => {
+    const bytes = parts.reduce((sum, p) => sum + p.offset, 0);
+    const chunk = bytes - job.upload.bytes;
+    job.upload.bytes = bytes;
+    if (chunk !== 0) job.progress(chunk);
+  };
+  report();
+  // One part failing stops the others; the caller retries from the server's offsets.
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  signal.addEventListener('abort', stop, { once: true });
+  const read = async (part: Part): Promise<ChunkBody> =>
+    (
+      await source.read(
+        part.from + part.offset,
+        Math.min(part.to, part.from + part.offset + chunkSize),
+      )
+    ).data;
+  const run = async (work: (part: Part) => Promise<void>) => {
+    const settled = await Promise.allSettled(
+      parts.map((part) =>
+        work(part).catch((error: unknown) => {
+          stop();
+          throw error;
+        }),
+      ),
+    );
+    const failed = settled.find((s) => s.status === 'rejected');
+    if (failed) throw signal.aborted ? signal.reason : (failed as PromiseRejectedResult).reason;
+  };
+  try {
+    if (!isPartsUrl(stored)) {
+      await run(async (part) => {
+        const created = await createUpload(
+          fetch,
+          job.endpoint,
+          { ...job.creation, 'Upload-Concat': 'partial' },
+          controller.signal,
+          part.to - part.from,
+          await read(part),
+        );
+        part.url = created.url;
+        part.offset = created.offset;
+        report();
+      });
+      job.upload.url = FINAL + parts.map((p) => p.url).join(' ');
+      job.created(job.upload.url);
+    }
+    await run(async (part) => {
+      while (part.offset < part.to - part.from) {
+        const at = part.offset;
+        const body = await read(part);
+        part.offset = await patchUpload(
+          fetch,
+          part.url as string,
+          headers,
+          controller.signal,
+          at,
+          body,
+        );
+        if (part.offset <= at && chunkLength(body) > 0) {
+          throw new UploadError('The server accepted no bytes', {
+            status: 0,
+            code: 'network_error',
+          });
+        }
+        report();
+      }
+    });
+  } finally {
+    signal.removeEventListener('abort', stop);
+  }
+  const concat = FINAL + parts.map((p) => p.url).join(' ');
+  let res: Response;
+  try {
+    res = await tusRequest(
+      fetch,
+      job.endpoint,
+      'POST',
+      { ...job.creation, 'Upload-Concat': concat },
+      signal,
+      [201],
+    );
+  } catch (error) {
+    // A part that expired or was taken: start over (the object's own 4xx stay final).
+    const status = (error as UploadError).status;
+    if (status === 404) {
+      throw new UploadError((error as UploadError).message, { status, code: 'upload_gone' });
+    }
+    throw error;
+  }
+  const location = res.headers.get('Location');
+  if (!location) throw await tusFailure(res, 'POST');
+  job.upload.url = new URL(location, job.endpoint).href;
+  return job.upload.url;
+}
