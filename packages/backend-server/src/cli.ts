@@ -46,12 +46,13 @@ Options of start:
   --no-console          do not serve the console at /_console
   --console-remote      serve the console on a non-loopback --host too (needs --console-password)
   --console-password P  password that unlocks the console from another machine
-  --import FILE         load this archive (backend-server export) into the database at start
-  --export-on-exit FILE write an archive of the database and stored files when stopped
+  --import PATH         load this export (a folder or a .tar, backend-server export) at start
+  --export-on-exit PATH export the database and stored files when stopped: a folder (fast),
+                        or one tar file if PATH ends in .tar
   -h, --help            show this help
 
 Data commands (see backend-server db --help):
-  backend-server db dump | db reset | migration new NAME | export FILE | import FILE
+  backend-server db dump | db reset | migration new NAME | export PATH | import PATH
 `;
 
 const OPTIONS = {
@@ -245,8 +246,8 @@ async function main(argv: string[]): Promise<number> {
     process.once('SIGTERM', () => shutdown('SIGTERM'));
   });
   if (exportOnExit) {
-    const { exportArchive } = await import('./data/archive');
-    const summary = await exportArchive(server.db, server.storageDir, exportOnExit);
+    const { exportProject } = await import('./data/portable');
+    const summary = await exportProject(server.db, server.storageDir, exportOnExit);
     process.stdout.write(
       `exported ${summary.rows} rows and ${summary.objects} objects to ${exportOnExit}\n`,
     );

@@ -287,8 +287,12 @@ export interface StartServerOptions {
   functions?: FunctionsOptions;
   console?: ConsoleOptions;
   /**
-   * An archive (`backend-server export`) loaded into the database at start, replacing its
-   * project data and stored files, before migrations run (the Firebase emulators' `--import`).
+   * An export (`backend-server export`: a folder, or a `.tar` file) loaded into the database
+   * at start, replacing its project data and stored files, before migrations run (the
+   * Firebase emulators' `--import`).
+   *
+   * @example
+   * await startServer({ dataDir: '.data', importFile: 'backup' });
    */
   importFile?: string;
   /** Log requests and mails to the console. Default false. */

@@ -108,8 +108,8 @@ export async function startServer(
   try {
     // An archive replaces the database's project data first; migrations newer than it follow.
     if (options.importFile) {
-      const { importArchive } = await import('./data/archive');
-      await importArchive(db, config.storageDir, options.importFile, platformSql);
+      const { importProject } = await import('./data/portable');
+      await importProject(db, config.storageDir, options.importFile, platformSql);
     }
     if (config.migrationsDir) await applyMigrations(db, config.migrationsDir);
     if (config.seedFile) await applySeed(db, config.seedFile);

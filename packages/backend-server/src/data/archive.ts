@@ -6,37 +6,24 @@
  * The dump is logical, so an archive moves between PGlite and PostgreSQL either way.
  */
 import { randomBytes } from 'node:crypto';
-import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { type FileHandle, open, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { Database } from '../db/index';
 import { startCopyThread } from './copy';
-import { type Dump, dumpDatabase } from './dump';
-import { applyScript, DataError, RESET_AFTER_DUMP } from './restore';
+import { DataError } from './restore';
 import { header, type TarEntry, TarError, TarReader, TarWriter } from './tar';
-import { wipeDatabase } from './wipe';
-
-export const ARCHIVE_FORMAT = 'backend-server-archive';
-export const ARCHIVE_VERSION = 1;
-const VERSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-export interface ArchiveManifest {
-  format: typeof ARCHIVE_FORMAT;
-  version: number;
-  createdAt: string;
-  source: { database: 'pglite' | 'postgres'; serverVersion: string };
-  objects: { count: number; bytes: number };
-}
-
-export interface ArchiveSummary {
-  tables: number;
-  rows: number;
-  objects: number;
-  objectBytes: number;
-}
-
-const objectFile = (storageDir: string, version: string) =>
-  join(storageDir, 'objects', version.slice(0, 2), version);
+import {
+  type ArchiveSummary,
+  checkManifest,
+  dumpWithObjects,
+  loadProject,
+  objectFile,
+  replaceObjects,
+  stagingFolder,
+  summaryOf,
+  VERSION_ID,
+} from './transfer';
 
 /**
  * Writes an archive of the database and the stored objects to `file` (through a temporary
@@ -55,43 +42,12 @@ export async function exportArchive(
     `.${basename(file)}.${randomBytes(4).toString('hex')}.partial`,
   );
   let out: FileHandle | null = null;
-  let listed!: (versions: string[]) => void;
-  const versionsReady = new Promise<string[]>((resolve) => {
-    listed = resolve;
-  });
-  let dumped: Promise<Dump> | null = null;
+  let dumped: Promise<unknown> | null = null;
   try {
-    const server = await db.query<{ v: string }>(`select current_setting('server_version') as v`);
-    dumped = dumpDatabase(db, {
-      onSnapshot: async (tx) => {
-        const { rows } = await tx.query<{ version: string }>(
-          'select version from storage.objects where version is not null order by version',
-        );
-        listed(rows.map((r) => r.version).filter((v) => VERSION_ID.test(v)));
-      },
-    });
-    // If the dump fails before listing, the writer must not wait forever.
-    dumped.catch(() => listed([]));
+    const started = await dumpWithObjects(db, storageDir);
+    dumped = started.dump;
     out = await open(partial, 'w');
-    const versions = await versionsReady;
-    const files = await Promise.all(
-      versions.map(async (version) => {
-        const stats = await stat(objectFile(storageDir, version)).catch(() => null);
-        if (!stats)
-          throw new DataError(
-            `the bytes of object version ${version} are missing from ${storageDir}`,
-          );
-        return { version, size: stats.size, mtime: stats.mtime };
-      }),
-    );
-    const objectBytes = files.reduce((a, f) => a + f.size, 0);
-    const manifest: ArchiveManifest = {
-      format: ARCHIVE_FORMAT,
-      version: ARCHIVE_VERSION,
-      createdAt: new Date().toISOString(),
-      source: { database: db.kind, serverVersion: server.rows[0]?.v ?? 'unknown' },
-      objects: { count: files.length, bytes: objectBytes },
-    };
+    const { files, manifest } = await started.objects;
     const tar = new TarWriter(out);
     await tar.add('manifest.json', [Buffer.from(JSON.stringify(manifest, null, 2))]);
     const packed = thread.run({
@@ -105,7 +61,7 @@ export async function exportArchive(
         header: header(`objects/${f.version}`, f.size, f.mtime),
       })),
     });
-    const [reply, dump] = await Promise.all([packed, dumped]);
+    const [reply, dump] = await Promise.all([packed, started.dump]);
     if (!reply.ok) {
       throw new DataError(
         `the bytes of object version ${files[reply.index]?.version} could not be copied: ${reply.message}`,
@@ -124,7 +80,7 @@ export async function exportArchive(
     await out.close();
     out = null;
     await rename(partial, file);
-    return { tables: dump.tables, rows: dump.rows, objects: files.length, objectBytes };
+    return summaryOf(dump, manifest);
   } catch (error) {
     await thread.stop(); // closes its handle on the partial file
     await out?.close().catch(() => {});
@@ -134,25 +90,6 @@ export async function exportArchive(
   } finally {
     await thread.stop();
   }
-}
-
-/** Reads and checks an archive's manifest, or says why the file is not one we can read. */
-function checkManifest(text: Buffer, file: string): ArchiveManifest {
-  let manifest: Partial<ArchiveManifest>;
-  try {
-    manifest = JSON.parse(text.toString('utf8')) as Partial<ArchiveManifest>;
-  } catch {
-    throw new DataError(`${file} is not a backend-server archive (its manifest is not JSON)`);
-  }
-  if (manifest.format !== ARCHIVE_FORMAT) {
-    throw new DataError(`${file} is not a backend-server archive (it is a tar of something else)`);
-  }
-  if (manifest.version !== ARCHIVE_VERSION) {
-    throw new DataError(
-      `${file} is an archive of format version ${String(manifest.version)}; this server reads version ${ARCHIVE_VERSION}`,
-    );
-  }
-  return manifest as ArchiveManifest;
 }
 
 /** The entries of an archive, found by reading its headers only, and checked for shape. */
@@ -167,7 +104,7 @@ async function readIndex(input: FileHandle, size: number, file: string) {
   if (first?.name !== 'manifest.json' || first.size > 1 << 20) {
     throw new DataError(`${file} is not a backend-server archive (no manifest.json first)`);
   }
-  const manifest = checkManifest(await tar.read(first), file);
+  const manifest = checkManifest(await tar.read(first), file, 'a tar of something else');
   const objects: { version: string; entry: TarEntry }[] = [];
   let sql: TarEntry | null = null;
   let sums: TarEntry | null = null;
@@ -229,8 +166,7 @@ export async function importArchive(
   if (!info?.isFile()) throw new DataError(`${file} does not exist`);
   const thread = startCopyThread();
   const input = await open(file, 'r');
-  await mkdir(storageDir, { recursive: true });
-  const staging = join(storageDir, `.import-${randomBytes(6).toString('hex')}`);
+  const staging = await stagingFolder(storageDir);
   try {
     const { manifest, objects, script, checksums } = await readIndex(input, info.size, file);
     const extraction = thread
@@ -255,59 +191,13 @@ export async function importArchive(
         (error: Error) => new DataError(`${file} could not be read: ${error.message}`),
       );
 
-    let rows = 0;
-    let tables = 0;
-    try {
-      await db.transaction(async (tx) => {
-        await wipeDatabase(tx, platformSql);
-        const loaded = await applyScript(tx, script);
-        rows = loaded.rows;
-        tables = loaded.tables;
-        await tx.exec(
-          `do $$ begin
-             if to_regproc('realtime.sync_capture_triggers') is not null then
-               perform realtime.sync_capture_triggers();
-             end if;
-           end $$`,
-        );
-        // Commit only once every object is staged and matched its checksum.
-        const failed = await extraction;
-        if (failed) throw failed;
-      });
-    } catch (error) {
-      if (error instanceof DataError) throw error;
-      throw new DataError(
-        `the archive's database could not be loaded: ${(error as Error).message}`,
-      );
-    } finally {
-      await db.exec(RESET_AFTER_DUMP).catch(() => {});
-    }
+    const { tables, rows } = await loadProject(db, platformSql, script, extraction, file);
     await replaceObjects(storageDir, staging);
-    return { tables, rows, objects: objects.length, objectBytes: manifest.objects.bytes };
+    return summaryOf({ tables, rows }, manifest);
   } finally {
     // Stops an extraction still running (the database failed first) before its folder goes.
     await thread.stop();
     await input.close();
     await rm(staging, { recursive: true, force: true });
-  }
-}
-
-/** Puts the staged objects in place of the current ones; unfinished uploads are dropped. */
-async function replaceObjects(storageDir: string, staging: string): Promise<void> {
-  const current = join(storageDir, 'objects');
-  const old = join(storageDir, `.old-${randomBytes(6).toString('hex')}`);
-  await mkdir(join(staging, 'objects'), { recursive: true });
-  const hadObjects = await stat(current).then(
-    () => true,
-    () => false,
-  );
-  if (hadObjects) await rename(current, old);
-  await rename(join(staging, 'objects'), current);
-  await rm(old, { recursive: true, force: true });
-  for (const dir of ['tus', 'tmp']) {
-    const path = join(storageDir, dir);
-    for (const name of await readdir(path).catch(() => [] as string[])) {
-      await rm(join(path, name), { recursive: true, force: true });
-    }
   }
 }

@@ -9,10 +9,10 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Database, openDatabase } from '../db/index';
 import { platformScripts } from '../server';
-import { exportArchive, importArchive } from './archive';
 import { dumpDatabase } from './dump';
 import { lockDataDir } from './lock';
 import { newMigration } from './migration';
+import { exportProject, importProject } from './portable';
 import { resetDatabase } from './reset';
 import { applyScript, DataError, RESET_AFTER_DUMP } from './restore';
 
@@ -28,11 +28,14 @@ export const DATA_HELP = `backend-server data commands
   backend-server migration new NAME [--migrations DIR]
       Creates DIR/<UTC timestamp>_NAME.sql (default DIR: backend/migrations), with what
       is piped to the command, if anything.
-  backend-server export FILE [DATABASE]
-      A portable archive (tar) of the database and the stored files.
-  backend-server import FILE [DATABASE]
-      An archive replaces the database's project data and stored files; a .sql file (a
-      dump) runs in one transaction. A bad file changes nothing.
+  backend-server export PATH [DATABASE]
+      A portable export of the database and the stored files: a folder (manifest.json,
+      database.sql, objects/), the fast format, whose files the kernel copies; or, when
+      PATH ends in .tar, one tar file (slower: every byte passes through the program).
+      An existing PATH is replaced only if it is an empty folder or an export.
+  backend-server import PATH [DATABASE]
+      An export (folder or tar) replaces the database's project data and stored files;
+      a .sql file (a dump) runs in one transaction. A bad export changes nothing.
 
   DATABASE: --data-dir DIR (embedded database and stored files) and/or --database-url URL
   (a PostgreSQL server; stored files still in --data-dir when given).
@@ -140,7 +143,7 @@ async function reset(values: Values): Promise<void> {
 
 async function exportCommand(file: string, values: Values): Promise<void> {
   await withDatabase(values, async (db, storageDir) => {
-    const summary = await exportArchive(db, storageDir ?? join(resolve('.'), '.no-storage'), file);
+    const summary = await exportProject(db, storageDir ?? join(resolve('.'), '.no-storage'), file);
     say(
       `Exported ${summary.rows} rows of ${summary.tables} tables and ${summary.objects} objects (${summary.objectBytes} bytes) to ${file}.`,
     );
@@ -149,8 +152,8 @@ async function exportCommand(file: string, values: Values): Promise<void> {
 
 async function importCommand(file: string, values: Values): Promise<void> {
   const info = await stat(file).catch(() => null);
-  if (!info?.isFile()) throw new DataError(`${file} does not exist`);
-  if (/\.sql$/i.test(file)) {
+  if (!info) throw new DataError(`${file} does not exist`);
+  if (info.isFile() && /\.sql$/i.test(file)) {
     const script = await readFile(file);
     await withDatabase(values, async (db) => {
       try {
@@ -168,7 +171,7 @@ async function importCommand(file: string, values: Values): Promise<void> {
     return;
   }
   await withDatabase(values, async (db, storageDir) => {
-    const summary = await importArchive(db, needStorage(storageDir), file, platformScripts());
+    const summary = await importProject(db, needStorage(storageDir), file, platformScripts());
     say(
       `Imported ${summary.rows} rows of ${summary.tables} tables and ${summary.objects} objects from ${file}.`,
     );

@@ -1,8 +1,8 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { exportArchive } from '../../src/data/archive';
+import { exportProject } from '../../src/data/portable';
 import { type RunningServer, startServer } from '../../src/server';
 import { databaseKind, startTestServer } from '../support/server';
 import {
@@ -17,10 +17,15 @@ import {
 const root = mkdtempSync(join(tmpdir(), 'archive-test-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-describe(`export and import (${databaseKind()} in the middle)`, () => {
+// A folder export (the fast format) and a tar: both make the whole round trip.
+describe.each([
+  ['a folder', ''],
+  ['a tar', '.tar'],
+])(`export and import as %s (${databaseKind()} in the middle)`, (_, ext) => {
   it('moves a PGlite data dir through the other database and back with identical rows and bytes', async () => {
+    const exportOf = (name: string) => join(root, `${name}${ext}`);
     // A: embedded PGlite with a data dir, Drive's schema and seed, tricky values, objects.
-    const a = await startServer({ port: 0, dataDir: join(root, 'a'), ...DRIVE });
+    const a = await startServer({ port: 0, dataDir: join(root, `a${ext}-data`), ...DRIVE });
     let rowsA: Record<string, string[]>;
     let sumsA: Record<string, string>;
     try {
@@ -29,17 +34,21 @@ describe(`export and import (${databaseKind()} in the middle)`, () => {
       rowsA = await snapshotRows(a);
       expect(rowsA['storage.objects']).toHaveLength(3);
       expect(rowsA['extra.samples']).toHaveLength(3);
-      await exportArchive(a.db, a.storageDir, join(root, 'a.tar'));
+      await exportProject(a.db, a.storageDir, exportOf('a'));
+      if (!ext) checkFolderExport(exportOf('a'), a.storageDir);
     } finally {
       await a.stop();
     }
 
     // B: the test project's database (PostgreSQL 15 in the postgres project), from the archive.
-    const b = await startTestServer({ dataDir: join(root, 'b'), importFile: join(root, 'a.tar') });
+    const b = await startTestServer({
+      dataDir: join(root, `b${ext}-data`),
+      importFile: exportOf('a'),
+    });
     try {
       expect(await snapshotRows(b)).toEqual(rowsA);
       expect(await objectSums(b, Object.keys(sumsA))).toEqual(sumsA);
-      await exportArchive(b.db, b.storageDir, join(root, 'b.tar'));
+      await exportProject(b.db, b.storageDir, exportOf('b'));
     } finally {
       await b.stop();
     }
@@ -47,8 +56,8 @@ describe(`export and import (${databaseKind()} in the middle)`, () => {
     // C: a new PGlite data dir from B's archive.
     const c = await startServer({
       port: 0,
-      dataDir: join(root, 'c'),
-      importFile: join(root, 'b.tar'),
+      dataDir: join(root, `c${ext}-data`),
+      importFile: exportOf('b'),
       ...DRIVE,
     });
     try {
@@ -60,6 +69,23 @@ describe(`export and import (${databaseKind()} in the middle)`, () => {
     }
   }, 300_000);
 });
+
+/** A folder export is plain files in storage's layout, copies (not links) of the stored ones. */
+function checkFolderExport(dir: string, storageDir: string) {
+  expect(readdirSync(dir).sort()).toEqual(['database.sql', 'manifest.json', 'objects']);
+  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as {
+    objects: { list: { version: string; size: number }[] };
+  };
+  expect(manifest.objects.list).toHaveLength(3);
+  for (const { version, size } of manifest.objects.list) {
+    const path = join('objects', version.slice(0, 2), version);
+    const copy = statSync(join(dir, path));
+    expect(copy.size).toBe(size);
+    expect(copy.nlink).toBe(1);
+    expect(copy.ino).not.toBe(statSync(join(storageDir, path)).ino);
+    expect(readFileSync(join(dir, path))).toEqual(readFileSync(join(storageDir, path)));
+  }
+}
 
 /** The imported project behaves: triggers, RLS, identity and sequences, views, functions. */
 async function checkStillWorks(server: RunningServer) {

@@ -167,6 +167,42 @@ describe(`db dump, import and reset from the CLI (${databaseKind()})`, () => {
     }
   }, 300_000);
 
+  it('exports a data dir to a folder and imports it into another, with its stored files', async () => {
+    const from = join(root, 'export-from');
+    const server = await startServer({ port: 0, dataDir: from, ...DRIVE });
+    let rows: Record<string, string[]>;
+    try {
+      await server.db.exec(TRICKY_SQL);
+      await storeObjects(server, {
+        'd0d0d0d0-0000-4000-8000-00000000d3e0/x/file.txt': Buffer.from('kept'),
+      });
+      rows = await snapshotRows(server);
+    } finally {
+      await server.stop();
+    }
+    const folder = join(root, 'cli-export');
+    const exported = await cli(['export', folder, '--data-dir', from]);
+    expect(exported.stderr).toMatch(/Exported \d+ rows of \d+ tables and 1 objects \(4 bytes\)/);
+    expect(exported.code).toBe(0);
+    expect(readdirSync(folder).sort()).toEqual(['database.sql', 'manifest.json', 'objects']);
+    const to = join(root, 'import-to');
+    const imported = await cli(['import', folder, '--data-dir', to]);
+    expect(imported.stderr).toMatch(/Imported \d+ rows of \d+ tables and 1 objects/);
+    expect(imported.code).toBe(0);
+    const check = await startServer({ port: 0, dataDir: to });
+    try {
+      expect(await snapshotRows(check)).toEqual(rows);
+      const [object] = (
+        await check.db.query<{ version: string }>('select version from storage.objects')
+      ).rows;
+      const version = object?.version ?? '';
+      const bytes = readFileSync(join(to, 'storage', 'objects', version.slice(0, 2), version));
+      expect(bytes.toString()).toBe('kept');
+    } finally {
+      await check.stop();
+    }
+  }, 300_000);
+
   it('says what is wrong with the command line', async () => {
     const none = await cli(['db', 'dump']);
     expect(none.code).toBe(1);
@@ -184,5 +220,19 @@ describe(`db dump, import and reset from the CLI (${databaseKind()})`, () => {
     ]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/not a backend-server archive/);
+    const foreign = await cli([
+      'import',
+      join(root, 'migrations'),
+      '--data-dir',
+      join(root, 'empty'),
+    ]);
+    expect(foreign.code).toBe(1);
+    expect(foreign.stderr).toMatch(
+      /migrations is not a backend-server export \(no manifest.json\)/,
+    );
+    const onto = await cli(['export', join(root, 'migrations'), '--data-dir', join(root, 'empty')]);
+    expect(onto.code).toBe(1);
+    expect(onto.stderr).toMatch(/migrations is a folder that is not a backend-server export/);
+    expect(readdirSync(join(root, 'migrations'))).toHaveLength(1);
   }, 120_000);
 });

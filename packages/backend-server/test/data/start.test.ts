@@ -1,10 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TOKEN_HEADER } from '../../src/console/index';
+import { exportProject } from '../../src/data/portable';
 import { startServer } from '../../src/server';
 import { DRIVE } from './support';
 
@@ -71,24 +72,23 @@ describe('backend-server start', () => {
     }
   }, 120_000);
 
-  it('imports an archive at start and exports one on exit, as the Firebase emulators do', async () => {
-    // An archive of Drive's seeded database.
+  it('imports a folder export at start and exports to it on exit, as the Firebase emulators do', async () => {
+    // A folder export of Drive's seeded database.
     const source = await startServer({ port: 0, dataDir: join(root, 'source'), ...DRIVE });
-    const archive = join(root, 'seeded.tar');
+    const folder = join(root, 'emulator-data');
     try {
       await source.db.exec(`insert into public.folders (owner_id, name)
         values ('d0d0d0d0-0000-4000-8000-00000000d3e0', 'Imported folder')`);
-      const { exportArchive } = await import('../../src/data/archive');
-      await exportArchive(source.db, source.storageDir, archive);
+      await exportProject(source.db, source.storageDir, folder);
     } finally {
       await source.stop();
     }
-    const exported = join(root, 'on-exit.tar');
+    // The same folder in and out (firebase emulators:start --import DIR --export-on-exit DIR).
     const { child, banner } = await start([
       '--import',
-      archive,
+      folder,
       '--export-on-exit',
-      exported,
+      folder,
       '--data-dir',
       join(root, 'fresh'),
     ]);
@@ -109,9 +109,13 @@ describe('backend-server start', () => {
     });
     const said = await stop(child);
     expect(said).toMatch(/exported \d+ rows and 0 objects to/);
-    expect(existsSync(exported)).toBe(true);
+    expect(readdirSync(folder).sort()).toEqual(['database.sql', 'manifest.json']);
+    // Nothing half written is left beside it.
+    expect(readdirSync(root).filter((n) => n.startsWith('.'))).toEqual([]);
 
-    const check = await startServer({ port: 0, importFile: exported });
+    // The folder export now holds the live change; a tar export of it reads the same.
+    const check = await startServer({ port: 0, importFile: folder });
+    const tar = join(root, 'on-exit.tar');
     try {
       const { rows } = await check.db.query<{ name: string }>(
         'select name from public.folders order by name',
@@ -122,8 +126,16 @@ describe('backend-server start', () => {
         'Made live',
         'Photos',
       ]);
+      await exportProject(check.db, check.storageDir, tar);
     } finally {
       await check.stop();
+    }
+    const fromTar = await startServer({ port: 0, importFile: tar });
+    try {
+      const { rows } = await fromTar.db.query('select name from public.folders');
+      expect(rows).toHaveLength(4);
+    } finally {
+      await fromTar.stop();
     }
   }, 300_000);
 
