@@ -36,8 +36,11 @@ function lockerFor(locker: Locker, req: Request): Locker {
     newLock(id) {
       const lock = locker.newLock(id);
       return {
-        lock(signal, requestRelease) {
-          if (req.signal.aborted) return Promise.reject(ERRORS.ABORTED);
+        async lock(signal, requestRelease) {
+          // A cut connection is seen a turn of the event loop after its request began (on a
+          // busy machine, later than the request's lock would be taken): look once more.
+          await new Promise((resolve) => setImmediate(resolve));
+          if (req.signal.aborted) throw ERRORS.ABORTED;
           return lock.lock(AbortSignal.any([signal, req.signal]), requestRelease);
         },
         unlock: () => lock.unlock(),
