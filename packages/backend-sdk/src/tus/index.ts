@@ -10,7 +10,7 @@ export {
   memoryUrlStore,
   type UrlStore,
 } from './fingerprint';
-export { parallelParts } from './parallel';
+export { type ParallelPartsOptions, parallelParts } from './parallel';
 export { encodeMetadata, type TusFetch } from './protocol';
 export { UploadQueue } from './queue';
 export { DEFAULT_RETRY_DELAYS, isRetryable } from './retry';

@@ -116,6 +116,25 @@ describe('parallel uploads against the real server', () => {
     expect(head.headers.get('upload-concat')).toMatch(/^final;/);
   }, 60_000);
 
+  it("sends each part in chunks of the engine's own size when it has one", async () => {
+    const user = newUser(server);
+    const { log, fetcher } = recording();
+    const { storage } = clientFor(server, user, { fetch: fetcher });
+    const data = bytes(6 * MiB + 5, 7);
+    const upload = storage
+      .from('parts')
+      .uploadResumable(`${user.id}/big-chunks.bin`, new Blob([data]), {
+        urlStore: false,
+        chunkSize: MiB,
+        parallel: parallelParts(3, { chunkSize: 2 * MiB }),
+      });
+    expect((await upload.result).error).toBeNull();
+    // 4 chunks of 2 MiB (the last 5 bytes): two parts of two chunks, not 7 requests of 1 MiB.
+    expect(log.filter((l) => l === 'POST 201 partial')).toHaveLength(2);
+    expect(log.filter((l) => l.startsWith('PATCH'))).toHaveLength(4);
+    expect(await storedSha(storage, 'parts', `${user.id}/big-chunks.bin`)).toBe(sha256(data));
+  }, 60_000);
+
   it('joins the parts at the end where the server takes a final upload of finished parts only', async () => {
     const user = newUser(server);
     const { log, fetcher } = recording(offering((e) => e !== 'concatenation-unfinished'));
