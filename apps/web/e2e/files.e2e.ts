@@ -5,6 +5,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAccessible } from './axe';
 import { type Stack, signIn, signUpNewUser, startStack, watchErrors } from './stack';
+import { percentOf, throttle, upload } from './upload-helpers';
 
 const artifacts = fileURLToPath(new URL('../.artifacts/', import.meta.url));
 const shots = `${artifacts}screenshots/`;
@@ -18,27 +19,11 @@ const PNG = Buffer.from(
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const row = (page: Page, name: string) => page.locator(`.rows li[data-name="${name}"]`);
-const upload = (page: Page, name: string) =>
-  page.locator('.tray li.upload').filter({ hasText: name });
 const stateOf = async (page: Page, name: string) =>
   upload(page, name).locator('.upload-state').getAttribute('data-state');
-const percentOf = async (page: Page, name: string) =>
-  Number.parseInt((await upload(page, name).locator('.pct').textContent()) ?? '0', 10);
 
 async function waitForState(page: Page, name: string, state: string, timeout = 60_000) {
   await upload(page, name).locator(`.upload-state[data-state="${state}"]`).waitFor({ timeout });
-}
-
-/** Slows uploads down in this page (Chromium network emulation), so they can be caught mid-way. */
-async function throttle(context: BrowserContext, page: Page, bytesPerSecond: number) {
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('Network.enable');
-  await cdp.send('Network.emulateNetworkConditions', {
-    offline: false,
-    latency: 0,
-    downloadThroughput: -1,
-    uploadThroughput: bytesPerSecond,
-  });
 }
 
 describe('files: upload, pause, resume, offline, reload, download, preview, share, live, isolation', () => {
@@ -69,7 +54,7 @@ describe('files: upload, pause, resume, offline, reload, download, preview, shar
   });
 
   it('uploads several files at once, 50 MB included, pausing and resuming the big one', async () => {
-    await throttle(context, page, 3 * MB);
+    await throttle(await context.newCDPSession(page), 3 * MB);
     await page
       .getByTestId('file-picker')
       .setInputFiles([`${inputs}notes.txt`, `${inputs}red.png`, `${inputs}big.bin`]);
@@ -153,7 +138,7 @@ describe('files: upload, pause, resume, offline, reload, download, preview, shar
   });
 
   it('resumes after a reload when the same file is picked again', async () => {
-    await throttle(context, page, 4 * MB);
+    await throttle(await context.newCDPSession(page), 4 * MB);
     await page.getByTestId('file-picker').setInputFiles([`${inputs}second.bin`]);
     await expect.poll(() => percentOf(page, 'second.bin'), { timeout: 30_000 }).toBeGreaterThan(0);
     await page.reload();
@@ -175,7 +160,7 @@ describe('files: upload, pause, resume, offline, reload, download, preview, shar
   });
 
   it('pauses when the network goes away and resumes when it comes back', async () => {
-    await throttle(context, page, 4 * MB);
+    await throttle(await context.newCDPSession(page), 4 * MB);
     writeFileSync(`${inputs}third.bin`, randomBytes(30 * MB));
     await page.getByTestId('file-picker').setInputFiles([`${inputs}third.bin`]);
     await expect.poll(() => percentOf(page, 'third.bin'), { timeout: 30_000 }).toBeGreaterThan(0);

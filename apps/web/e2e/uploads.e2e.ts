@@ -13,62 +13,20 @@ import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAccessible } from './axe';
 import { type Stack, signIn, signUpNewUser, startStack, watchErrors } from './stack';
+import {
+  drop,
+  patchOffsets,
+  percentOf,
+  recordsIn,
+  rowOf,
+  throttle,
+  tray,
+  upload,
+} from './upload-helpers';
 
 const inputs = fileURLToPath(new URL('../.artifacts/inputs/uploads/', import.meta.url));
 const shots = fileURLToPath(new URL('../.artifacts/screenshots/', import.meta.url));
 const MB = 1024 * 1024;
-
-const tray = (page: Page) => page.getByRole('region', { name: 'Uploads' });
-const upload = (page: Page, name: string) =>
-  tray(page).locator('li.upload').filter({ hasText: name });
-const percentOf = async (page: Page, name: string) =>
-  Number.parseInt((await upload(page, name).locator('.pct').textContent()) ?? '0', 10);
-const rowOf = (page: Page, name: string) => page.locator(`.rows li[data-name="${name}"]`);
-const recordsIn = (page: Page) =>
-  page.evaluate(
-    () =>
-      new Promise<string[]>((resolve) => {
-        const open = indexedDB.open('drive-uploads', 1);
-        open.onupgradeneeded = () =>
-          open.result.createObjectStore('uploads', { keyPath: 'fileId' });
-        open.onsuccess = () => {
-          const get = open.result.transaction('uploads').objectStore('uploads').getAll();
-          get.onsuccess = () => {
-            resolve((get.result as { name: string }[]).map((r) => r.name));
-            open.result.close();
-          };
-        };
-      }),
-  );
-
-async function throttle(cdp: CDPSession, bytesPerSecond: number) {
-  await cdp.send('Network.enable');
-  await cdp.send('Network.emulateNetworkConditions', {
-    offline: false,
-    latency: 0,
-    downloadThroughput: -1,
-    uploadThroughput: bytesPerSecond,
-  });
-}
-
-/** Drags files or folders from the disk onto the page, as from the desktop (real handles). */
-async function drop(cdp: CDPSession, paths: string[]) {
-  const data = { items: [], files: paths, dragOperationsMask: 1 };
-  for (const type of ['dragEnter', 'dragOver', 'drop'] as const) {
-    await cdp.send('Input.dispatchDragEvent', { type, x: 200, y: 300, data } as never);
-  }
-}
-
-/** The PATCH offsets the page sends from now on. */
-function patchOffsets(page: Page): number[] {
-  const offsets: number[] = [];
-  page.on('request', (r) => {
-    if (r.method() === 'PATCH' && r.url().includes('/upload/resumable')) {
-      offsets.push(Number(r.headers()['upload-offset']));
-    }
-  });
-  return offsets;
-}
 
 describe('uploads that are never lost', () => {
   let stack: Stack;
