@@ -148,6 +148,8 @@ async function sendParts(
       }),
     );
   }
+  /** `final;<part url> …`: what the store keeps, and the final upload's `Upload-Concat`. */
+  const named = () => FINAL + parts.map((p) => p.url).join(' ');
   const report = () => {
     const bytes = parts.reduce((sum, p) => sum + p.offset, 0);
     const chunk = bytes - job.upload.bytes;
@@ -180,7 +182,7 @@ async function sendParts(
   };
   /** Creates the final upload (404: a part is gone, and the upload starts over). */
   const join = async (): Promise<string> => {
-    const concat = FINAL + parts.map((p) => p.url).join(' ');
+    const concat = named();
     let res: Response;
     try {
       res = await tusRequest(
@@ -220,7 +222,7 @@ async function sendParts(
         part.offset = created.offset;
         report();
       });
-      job.upload.url = FINAL + parts.map((p) => p.url).join(' ');
+      job.upload.url = named();
       job.created(job.upload.url);
     }
     if (early) final = await join();

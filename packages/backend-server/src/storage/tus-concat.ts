@@ -5,9 +5,10 @@
  *
  * A partial upload carries the same metadata (bucket and object name) as the object it is
  * part of, so every part is checked against the bucket's policies when it is created, as an
- * upload is; a final upload only takes parts of its own object. Joining appends the other
- * parts to the first part's file (an in-place append, undone on failure) and adopts it as the
- * object's bytes.
+ * upload is; a final upload only takes parts of its own object. Complete parts are joined by
+ * appending the others to the first part's file (undone on failure), which becomes the
+ * object's bytes; parts still under way are placed in the final upload's file instead
+ * (`concatenation-unfinished`, tus-assembly.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { open, rm, stat } from 'node:fs/promises';
@@ -73,16 +74,7 @@ function partsOf(header: string, bucket: string, name: string): string[] {
 /** A part named by a final upload: its size, the bytes it holds, its final upload if placed. */
 async function partOf(d: ConcatDeps, version: string) {
   const record = (await d.datastore.configstore.get(version)) as UploadRecord | undefined;
-  if (!record) {
-    // Taken by a final upload that is complete (its parts answer as complete a while).
-    const done = d.datastore.finished.get(version) as
-      | (Upload & { storage_final?: string })
-      | undefined;
-    if (done?.storage_final) {
-      return { size: done.size ?? 0, have: done.size ?? 0, into: done.storage_final };
-    }
-    throw tusError(404, 'A partial upload was not found');
-  }
+  if (!record) throw tusError(404, 'A partial upload was not found');
   if (!record.storage_partial) throw tusError(400, 'An upload named is not a partial upload');
   if (record.size === undefined) {
     throw tusError(400, 'A partial upload of unknown length cannot be concatenated');
@@ -148,9 +140,7 @@ export async function createFinal(
       headers.set('Location', d.url(req, into));
       return new Response(null, { status: 201, headers });
     }
-    if (taken.size > 1 || into !== undefined) {
-      throw tusError(400, 'A partial upload belongs to another final upload');
-    }
+    if (taken.size > 1) throw tusError(400, 'A partial upload belongs to another final upload');
     const sizes = parts.map((p) => p.size);
     const total = sizes.reduce((a, b) => a + b, 0);
     const declared = req.headers.get('upload-length');
