@@ -196,6 +196,11 @@ describe('resumable uploads against the real server', () => {
         onChunkComplete: () => first.pause(),
       });
     await expect.poll(() => first.state).toBe('paused');
+    // The URL is written while the next chunk goes; a reload before the write ends starts over.
+    const { readFile } = await import('node:fs/promises');
+    const stored = async () =>
+      Object.values(JSON.parse(await readFile(storePath, 'utf8').catch(() => '{}')));
+    await expect.poll(stored).toEqual([first.url]);
     const { log, fetcher } = recording();
     const again = clientFor(server, user, { fetch: fetcher }).storage;
     const resumed = again.from('tus').uploadResumable(`${user.id}/reload.bin`, file, {
@@ -209,7 +214,6 @@ describe('resumable uploads against the real server', () => {
     expect(log).not.toContain('POST 201');
     expect(log.filter((l) => l.startsWith('PATCH')).length).toBe(2);
     expect(await storedSha(again, 'tus', `${user.id}/reload.bin`)).toBe(sha256(data));
-    const { readFile } = await import('node:fs/promises');
     expect(JSON.parse(await readFile(storePath, 'utf8'))).toEqual({});
   }, 60_000);
 
