@@ -3,9 +3,9 @@
  * next to what a person would otherwise do with the same data, in the same run:
  *  - anchor: `pg_dump | psql` of the same PostgreSQL database into an empty one, and that plus
  *    `cp -r` of the objects folder (pg_dump knows nothing of the stored files);
- *  - ours: `exportDirectory` (a folder export: dump + objects copied by the kernel) then
- *    `importDirectory` into another server database on the same cluster (goal: within 1.5×
- *    of the anchor); the tar (`exportArchive` / `importArchive`) is timed too, for
+ *  - ours: `exportDirectory` (a folder export: dump + objects hard-linked, as the export
+ *    folder is on the storage folder's file system) then `importDirectory` into another
+ *    server database on the same cluster (goal: within 1.5× of the anchor); the tar (`exportArchive` / `importArchive`) is timed too, for
  *    information. Like the anchor's new database and absent folder, the target project is
  *    emptied (`db reset`, untimed) before each import, so neither side pays for removing
  *    the previous round's data.

@@ -30,8 +30,10 @@ export const DATA_HELP = `backend-server data commands
       is piped to the command, if anything.
   backend-server export PATH [DATABASE]
       A portable export of the database and the stored files: a folder (manifest.json,
-      database.sql, objects/), the fast format, whose files the kernel copies; or, when
-      PATH ends in .tar, one tar file (slower: every byte passes through the program).
+      database.sql, objects/), the fast format, whose files are read-only hard links of
+      the stored ones on the same file system (stored files are never changed in place)
+      and copies elsewhere; or, when PATH ends in .tar, one tar file (slower: every byte
+      passes through the program).
       An existing PATH is replaced only if it is an empty folder or an export.
   backend-server import PATH [DATABASE]
       An export (folder or tar) replaces the database's project data and stored files;

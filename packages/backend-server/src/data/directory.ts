@@ -4,18 +4,33 @@
  * and size, database.sql's size and CRC-32), `database.sql` (the same full dump as the tar's)
  * and `objects/<first 2>/<version>` (storage's own layout: plain files).
  *
- * It is the fast format: the objects' bytes are copied by the kernel (`fs.copyFile`: a
- * reflink where the file system has them, else an in-kernel copy, as `cp` does), several at
- * a time, while the database is dumped or loaded; the tar moves every byte through this
- * process. The objects' contents carry no checksum: a CRC-32 pass over 1 GiB (reading it
- * into the program on a thread of its own, alongside the kernel's copy) made export + import
- * 0.3 s slower, 1.7× `pg_dump | psql` + `cp -r` instead of 1.2× (bench/data.bench.ts). Their
- * sizes, the folder's shape and database.sql's checksum are checked; the tar has a CRC-32 for
- * every byte.
+ * It is the fast format: the objects are hard-linked where the export and the storage folder
+ * share a file system, as `git clone` does with a local repository's objects (and read-only,
+ * as git's are) — safe because storage never writes an object's file in place (new bytes are
+ * always a new version's file, written aside and renamed in, and removal is an unlink, which
+ * leaves the other name). Across file systems, or where links are refused, the kernel copies
+ * them (`fs.copyFile`: a reflink where the file system has them, else an in-kernel copy, as
+ * `cp` does). Either way several at a time, while the database is dumped or loaded; the tar
+ * moves every byte through this process. The objects' contents carry no checksum: a CRC-32
+ * pass over 1 GiB (reading it into the program on a thread of its own, alongside the kernel's
+ * copy) made export + import 0.3 s slower, 1.7× `pg_dump | psql` + `cp -r` instead of 1.2×
+ * (bench/data.bench.ts). Their sizes, the folder's shape and database.sql's checksum are
+ * checked; the tar has a CRC-32 for every byte.
  */
 import { randomBytes } from 'node:crypto';
 import { constants, type Dirent } from 'node:fs';
-import { copyFile, lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  copyFile,
+  link,
+  lstat,
+  mkdir,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  writeFile,
+} from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { Database } from '../db/index';
@@ -33,18 +48,38 @@ import {
   VERSION_ID,
 } from './transfer';
 
-/** Files copied at once (each an in-kernel copy on the thread pool). */
+/** Files placed at once (each a link, or an in-kernel copy, on the thread pool). */
 const PARALLEL_COPIES = 4;
 const MANIFEST = 'manifest.json';
 const SQL = 'database.sql';
+/** Why `link` fails where a copy still works: another file system, or links not allowed. */
+const NO_LINK = new Set(['EXDEV', 'EPERM', 'EMLINK', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
 
 type Listed = NonNullable<ArchiveManifest['objects']['list']>[number];
 
 /**
- * Copies each `[from, to]` file (its folder is made), `PARALLEL_COPIES` at a time, until
- * all are done or `stopped()`; rejects with the first failure, after the copies under way.
+ * Gives `to` the bytes of `from`: a hard link where it can, else a copy by the kernel. A link
+ * is made read-only (both names share it), so an exported file is not edited in place by
+ * mistake; where the mode cannot be changed (another owner's file), it stays as it was.
  */
-async function copyFiles(pairs: [string, string][], stopped: () => boolean): Promise<void> {
+async function place(from: string, to: string): Promise<void> {
+  const linked = await link(from, to).then(
+    () => true,
+    (error: NodeJS.ErrnoException) => {
+      if (NO_LINK.has(error.code ?? '')) return false;
+      throw error;
+    },
+  );
+  if (linked) await chmod(to, 0o444).catch(() => {});
+  // A reflink where the file system has them, else a copy inside the kernel.
+  else await copyFile(from, to, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+}
+
+/**
+ * Places each `[from, to]` file (its folder is made), `PARALLEL_COPIES` at a time, until
+ * all are done or `stopped()`; rejects with the first failure, after the ones under way.
+ */
+async function placeFiles(pairs: [string, string][], stopped: () => boolean): Promise<void> {
   const folders = new Set(pairs.map(([, to]) => dirname(to)));
   for (const folder of folders) await mkdir(folder, { recursive: true });
   let next = 0;
@@ -52,12 +87,9 @@ async function copyFiles(pairs: [string, string][], stopped: () => boolean): Pro
   const worker = async () => {
     while (next < pairs.length && failure === null && !stopped()) {
       const [from, to] = pairs[next++] as [string, string];
-      // A reflink where the file system has them, else a copy inside the kernel.
-      await copyFile(from, to, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE).catch(
-        (error: unknown) => {
-          failure ??= error;
-        },
-      );
+      await place(from, to).catch((error: unknown) => {
+        failure ??= error;
+      });
     }
   };
   await Promise.all(Array.from({ length: PARALLEL_COPIES }, worker));
@@ -119,7 +151,7 @@ export async function exportDirectory(
     const started = await dumpWithObjects(db, storageDir);
     dumped = started.dump;
     const { files, manifest } = await started.objects;
-    copied = copyFiles(
+    copied = placeFiles(
       files.map((f) => [objectFile(storageDir, f.version), objectFile(partial, f.version)]),
       () => stop,
     );
@@ -224,10 +256,10 @@ async function readFolder(dir: string) {
 
 /**
  * Replaces the database's project data and the stored objects with a folder export's. The
- * folder is checked first (see `readFolder`); then the objects are copied into a staging
- * folder while the database is loaded in one transaction, which commits only once every
- * object is copied; the objects folder is swapped after the commit. A bad export changes
- * nothing.
+ * folder is checked first (see `readFolder`); then the objects are linked (or copied) into a
+ * staging folder while the database is loaded in one transaction, which commits only once
+ * every object is in place; the objects folder is swapped after the commit. A bad export
+ * changes nothing.
  */
 export async function importDirectory(
   db: Database,
@@ -238,7 +270,7 @@ export async function importDirectory(
   const { manifest, list, script } = await readFolder(dir);
   const staging = await stagingFolder(storageDir);
   let stop = false;
-  const staged = copyFiles(
+  const staged = placeFiles(
     list.map((o) => [objectFile(dir, o.version), objectFile(staging, o.version)]),
     () => stop,
   ).then(

@@ -1,9 +1,10 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { exportProject } from '../../src/data/portable';
-import { type RunningServer, startServer } from '../../src/server';
+import { exportProject, importProject } from '../../src/data/portable';
+import { platformScripts, type RunningServer, startServer } from '../../src/server';
 import { databaseKind, startTestServer } from '../support/server';
 import {
   DRIVE,
@@ -70,7 +71,112 @@ describe.each([
   }, 300_000);
 });
 
-/** A folder export is plain files in storage's layout, copies (not links) of the stored ones. */
+/** Every object file (path → sha256 of its bytes) under a folder's `objects/`. */
+function filesUnder(dir: string): Record<string, string> {
+  const sums: Record<string, string> = {};
+  for (const group of readdirSync(join(dir, 'objects'))) {
+    for (const name of readdirSync(join(dir, 'objects', group))) {
+      const bytes = readFileSync(join(dir, 'objects', group, name));
+      sums[`${group}/${name}`] = createHash('sha256').update(bytes).digest('hex');
+    }
+  }
+  return sums;
+}
+
+/** A folder on another file system than `root` (a tmpfs), where there is one. */
+const otherDevice = ['/dev/shm'].find(
+  (dir) => existsSync(dir) && statSync(dir).dev !== statSync(root).dev,
+);
+
+describe('a folder export and the project it came from or went to', () => {
+  it('share the stored files, and nothing one side does changes the other', async () => {
+    const a = await startServer({ port: 0, dataDir: join(root, 'links-a'), ...DRIVE });
+    // B: the test project's database (PostgreSQL 15 in the postgres project).
+    const b = await startTestServer({ dataDir: join(root, `links-b-${databaseKind()}`) });
+    const dir = join(root, 'links-export');
+    try {
+      const objects = SAMPLE_OBJECTS();
+      const names = Object.keys(objects);
+      const sums = await storeObjects(a, objects);
+      await exportProject(a.db, a.storageDir, dir);
+      const exported = filesUnder(dir);
+      expect(Object.keys(exported)).toHaveLength(3);
+
+      // The source replaces one object and deletes another: the export keeps its bytes.
+      const [first, second] = names as [string, string];
+      await fetch(`${a.url}/storage/v1/object/files/${first}`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${a.serviceRoleKey}`, 'x-upsert': 'true' },
+        body: new Uint8Array([1, 2, 3]),
+      }).then((res) => expect(res.status).toBe(200));
+      await fetch(`${a.url}/storage/v1/object/files`, {
+        method: 'DELETE',
+        headers: {
+          authorization: `Bearer ${a.serviceRoleKey}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ prefixes: [second] }),
+      }).then((res) => expect(res.status).toBe(200));
+      expect(filesUnder(dir)).toEqual(exported);
+
+      // Imported elsewhere, then the export is removed: the imported project keeps them.
+      await importProject(b.db, b.storageDir, dir, platformScripts());
+      expect(statSync(join(b.storageDir, 'objects', Object.keys(exported)[0] as string)).ino).toBe(
+        statSync(join(dir, 'objects', Object.keys(exported)[0] as string)).ino,
+      );
+      rmSync(dir, { recursive: true });
+      expect(await objectSums(b, names)).toEqual(sums);
+      // What the imported project deletes, the source (linked to it through the export) keeps.
+      const third = names[2] as string;
+      await fetch(`${b.url}/storage/v1/object/files`, {
+        method: 'DELETE',
+        headers: {
+          authorization: `Bearer ${b.serviceRoleKey}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ prefixes: [third] }),
+      }).then((res) => expect(res.status).toBe(200));
+      expect(await objectSums(a, [third])).toEqual({ [third]: sums[third] });
+    } finally {
+      await a.stop();
+      await b.stop();
+    }
+  }, 120_000);
+
+  it.runIf(otherDevice)(
+    'is copied, not linked, on another file system, and imports from there',
+    async () => {
+      const a = await startServer({ port: 0, dataDir: join(root, 'copy-a'), ...DRIVE });
+      const dir = mkdtempSync(join(otherDevice as string, 'export-'));
+      try {
+        const objects = SAMPLE_OBJECTS();
+        const sums = await storeObjects(a, objects);
+        await exportProject(a.db, a.storageDir, dir);
+        for (const path of Object.keys(filesUnder(dir))) {
+          const exported = statSync(join(dir, 'objects', path));
+          expect(exported.nlink).toBe(1);
+          expect(exported.dev).not.toBe(statSync(join(a.storageDir, 'objects', path)).dev);
+        }
+        expect(filesUnder(dir)).toEqual(filesUnder(a.storageDir));
+        // Imported back from the other file system: the project's files are copies again.
+        await importProject(a.db, a.storageDir, dir, platformScripts());
+        expect(await objectSums(a, Object.keys(objects))).toEqual(sums);
+        for (const path of Object.keys(filesUnder(dir))) {
+          expect(statSync(join(a.storageDir, 'objects', path)).nlink).toBe(1);
+        }
+      } finally {
+        await a.stop();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    120_000,
+  );
+});
+
+/**
+ * A folder export is plain files in storage's layout; on the same file system (as here) they
+ * are read-only hard links of the stored ones.
+ */
 function checkFolderExport(dir: string, storageDir: string) {
   expect(readdirSync(dir).sort()).toEqual(['database.sql', 'manifest.json', 'objects']);
   const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as {
@@ -79,11 +185,10 @@ function checkFolderExport(dir: string, storageDir: string) {
   expect(manifest.objects.list).toHaveLength(3);
   for (const { version, size } of manifest.objects.list) {
     const path = join('objects', version.slice(0, 2), version);
-    const copy = statSync(join(dir, path));
-    expect(copy.size).toBe(size);
-    expect(copy.nlink).toBe(1);
-    expect(copy.ino).not.toBe(statSync(join(storageDir, path)).ino);
-    expect(readFileSync(join(dir, path))).toEqual(readFileSync(join(storageDir, path)));
+    const exported = statSync(join(dir, path));
+    expect(exported.size).toBe(size);
+    expect(exported.ino).toBe(statSync(join(storageDir, path)).ino);
+    expect(exported.mode & 0o777).toBe(0o444);
   }
 }
 
