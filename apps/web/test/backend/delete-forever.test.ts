@@ -221,6 +221,113 @@ describe('Delete forever', () => {
   });
 });
 
+describe('Rows and stored objects go together, whatever a client sends', () => {
+  /** Backdates an unfinished upload past its expiry (24 hours). */
+  const expire = (row: Row) =>
+    server.db.query(
+      `update public.uploads set started_at = now() - interval '25 hours' where file_id = $1`,
+      [row.id],
+    );
+
+  it('a REST or storage DELETE outside the Trash removes nothing', async () => {
+    const a = await newUser();
+    const top = await folder(a, 'Keep');
+    const inside = await file(a, 'inside.txt', top.id, 'in');
+    const loose = await file(a, 'loose.txt', null, 'lo');
+
+    const folders = await a.from('folders').delete().eq('id', top.id).select('id');
+    expect(folders.error).toBeNull();
+    expect(folders.data).toEqual([]);
+    const files = await a.from('files').delete().eq('id', loose.id).select('id');
+    expect(files.error).toBeNull();
+    expect(files.data).toEqual([]);
+    const objects = await a.storage
+      .from('files')
+      .remove([inside.object_path as string, loose.object_path as string]);
+    expect(objects.error).toBeNull();
+    expect(objects.data).toEqual([]);
+
+    expect(await get(a, 'folders', top.id)).not.toBeNull();
+    expect(await download(a, inside)).toBe('in');
+    expect(await download(a, loose)).toBe('lo');
+    expect(await orphans(a.uid)).toEqual(NONE);
+    // The Trash is the way: then both go.
+    await rpc(a, 'trash_items', { p_files: [loose.id], p_folders: [top.id] });
+    const gone = await trashFunction(a, { action: 'empty' });
+    expect(gone.data).toEqual({ deleted: 2, objects: 2 });
+    expect(await get(a, 'files', inside.id)).toBeNull();
+    expect(await orphans(a.uid)).toEqual(NONE);
+  });
+
+  it('Cancel deletes an unfinished upload; one whose bytes all arrived stays, to be finished', async () => {
+    const a = await newUser();
+    const partial = await beginUpload(a, 'partial.bin', null, 5);
+    const cancelled = await a.from('files').delete().eq('id', partial.id).select('id');
+    expect(cancelled.data).toEqual([{ id: partial.id }]);
+
+    const whole = await beginUpload(a, 'whole.txt', null, 5);
+    const up = await a.storage.from('files').upload(whole.object_path, new Blob(['whole']));
+    expect(up.error).toBeNull();
+    const refused = await a.from('files').delete().eq('id', whole.id).select('id');
+    expect(refused.data).toEqual([]);
+    const ready = await a
+      .from('files')
+      .update({ status: 'ready' })
+      .eq('id', whole.id)
+      .select('status')
+      .single();
+    expect(ready.data).toEqual({ status: 'ready' });
+    expect(await download(a, whole)).toBe('whole');
+    expect(await orphans(a.uid)).toEqual(NONE);
+  });
+
+  it('an expired upload goes, or is finished when its bytes all arrived', async () => {
+    const a = await newUser();
+    const partial = await beginUpload(a, 'abandoned.bin', null, 1000);
+    const whole = await beginUpload(a, 'arrived.txt', null, 7);
+    await a.storage.from('files').upload(whole.object_path, new Blob(['arrived']));
+    await expire(partial);
+    await expire(whole);
+
+    // Reading the usage expires what is due.
+    expect(await usage(a)).toBe(7);
+    expect(await get(a, 'files', partial.id)).toBeNull();
+    expect((await get(a, 'files', whole.id))?.status).toBe('ready');
+    expect(await download(a, whole)).toBe('arrived');
+    expect(await orphans(a.uid)).toEqual(NONE);
+  });
+
+  it('an expired upload whose bytes arrived but no longer fit the quota goes to the Trash, which frees it', async () => {
+    const a = await newUser();
+    const whole = await beginUpload(a, 'late.txt', null, 4);
+    await a.storage.from('files').upload(whole.object_path, new Blob(['late']));
+    const big = [await file(a, 'big-1.bin', null, 'b'), await file(a, 'big-2.bin', null, 'b')];
+    // The rest of the quota used meanwhile: two files of up to 5 GiB (sizes set past the
+    // row triggers), 2 bytes short of the quota.
+    await server.db.exec(
+      `set session_replication_role = replica;
+       update public.files set size = 5368709120 where id = '${big[0]?.id}';
+       update public.files set size = public.quota_bytes() - 5368709120 - 2 where id = '${big[1]?.id}';
+       set session_replication_role = origin;`,
+    );
+    await expire(whole);
+
+    await usage(a);
+    const late = await get(a, 'files', whole.id);
+    expect(late?.status).toBe('uploading');
+    expect(late?.trashed_at).not.toBeNull();
+    expect(await rpc(a, 'trash_roots')).toEqual([{ kind: 'file', id: whole.id }]);
+    const gone = await trashFunction(a, { action: 'empty' });
+    expect(gone.data).toEqual({ deleted: 1, objects: 1 });
+    expect(await orphans(a.uid)).toEqual(NONE);
+    const left = await server.db.query<{ name: string }>(
+      `select name from storage.objects where bucket_id = 'files' and name like $1 || '/%'`,
+      [a.uid],
+    );
+    expect(left.rows.map((r) => r.name).sort()).toEqual(big.map((b) => b.object_path).sort());
+  });
+});
+
 /** A second device of the same user (its own session). */
 async function memoryDevice(a: Client & { uid: string }): Promise<Client> {
   const { data } = await a.auth.getSession();
