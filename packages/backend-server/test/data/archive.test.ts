@@ -9,6 +9,7 @@ import { databaseKind, startTestServer } from '../support/server';
 import {
   DRIVE,
   objectSums,
+  removeObjects,
   SAMPLE_OBJECTS,
   snapshotRows,
   storeObjects,
@@ -109,14 +110,7 @@ describe('a folder export and the project it came from or went to', () => {
         headers: { authorization: `Bearer ${a.serviceRoleKey}`, 'x-upsert': 'true' },
         body: new Uint8Array([1, 2, 3]),
       }).then((res) => expect(res.status).toBe(200));
-      await fetch(`${a.url}/storage/v1/object/files`, {
-        method: 'DELETE',
-        headers: {
-          authorization: `Bearer ${a.serviceRoleKey}`,
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify({ prefixes: [second] }),
-      }).then((res) => expect(res.status).toBe(200));
+      expect(await removeObjects(a, [second])).toEqual([second]);
       expect(filesUnder(dir)).toEqual(exported);
 
       // Imported elsewhere, then the export is removed: the imported project keeps them.
@@ -128,14 +122,7 @@ describe('a folder export and the project it came from or went to', () => {
       expect(await objectSums(b, names)).toEqual(sums);
       // What the imported project deletes, the source (linked to it through the export) keeps.
       const third = names[2] as string;
-      await fetch(`${b.url}/storage/v1/object/files`, {
-        method: 'DELETE',
-        headers: {
-          authorization: `Bearer ${b.serviceRoleKey}`,
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify({ prefixes: [third] }),
-      }).then((res) => expect(res.status).toBe(200));
+      expect(await removeObjects(b, [third])).toEqual([third]);
       expect(await objectSums(a, [third])).toEqual({ [third]: sums[third] });
     } finally {
       await a.stop();

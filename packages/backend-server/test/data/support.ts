@@ -112,6 +112,20 @@ export async function storeObjects(
   return sums;
 }
 
+/** Removes objects from Drive's `files` bucket through the storage API; returns what went. */
+export async function removeObjects(server: RunningServer, names: string[]): Promise<string[]> {
+  const res = await fetch(`${server.url}/storage/v1/object/files`, {
+    method: 'DELETE',
+    headers: {
+      authorization: `Bearer ${server.serviceRoleKey}`,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify({ prefixes: names }),
+  });
+  if (!res.ok) throw new Error(`removal of ${names.join(', ')}: ${res.status}`);
+  return ((await res.json()) as { name: string }[]).map((o) => o.name);
+}
+
 /** Downloads objects through the storage API; returns name → sha256. */
 export async function objectSums(
   server: RunningServer,
