@@ -4,7 +4,7 @@ import { workspaceAliases } from '../../vitest.workspace-aliases.ts';
 export default defineConfig({
   resolve: { alias: workspaceAliases },
   test: {
-    include: ['src/**/*.test.ts', 'src/**/*.test.tsx'],
+    include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
     reporters: ['default', 'json'],
     outputFile: { json: '.artifacts/test-report.json' },
   },

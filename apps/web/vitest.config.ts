@@ -4,8 +4,9 @@ import { workspaceAliases } from '../../vitest.workspace-aliases.ts';
 // Drive's backend tests (test/backend: migrations, row level security, Trash, quota,
 // functions) run twice: on in-memory PGlite and on a real PostgreSQL cluster, which the
 // server package's globalSetup starts in a temp dir for the run (see
-// packages/backend-server/vitest.config.ts). The app's own unit tests need no database.
-const BACKEND_SUITES = ['test/**/*.test.ts'];
+// packages/backend-server/vitest.config.ts). The app's own unit tests (test/unit) and the
+// functions' edge-runtime check (test/functions, which starts its own server) run once.
+const BACKEND_SUITES = ['test/backend/**/*.test.ts'];
 
 export default defineConfig({
   resolve: { alias: workspaceAliases },
@@ -16,7 +17,14 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['src/**/*.test.ts', 'src/**/*.test.tsx'] },
+        test: {
+          name: 'unit',
+          include: [
+            'test/unit/**/*.test.ts',
+            'test/unit/**/*.test.tsx',
+            'test/functions/**/*.test.ts',
+          ],
+        },
       },
       { extends: true, test: { name: 'pglite', include: BACKEND_SUITES } },
       {

@@ -4,7 +4,7 @@ import { workspaceAliases } from '../../vitest.workspace-aliases.ts';
 export default defineConfig({
   resolve: { alias: workspaceAliases },
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 90_000,
     reporters: ['default', 'json'],

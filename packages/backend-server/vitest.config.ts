@@ -28,7 +28,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'pglite',
-          include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          include: ['test/**/*.test.ts'],
           exclude: POSTGRES_ONLY,
           globalSetup: ['test/support/global-snapshot.ts'],
         },

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { entryCommands, selectionCommands } from '../../../src/components/entry-menu';
+import type { FileRow, FolderRow } from '../../../src/lib/api';
+import type { Entry } from '../../../src/lib/selection';
+
+const file = (over: Partial<FileRow> = {}): Entry => ({
+  kind: 'file',
+  row: { id: 'f', name: 'a.txt', status: 'ready', starred_at: null, ...over } as FileRow,
+});
+const folder = (over: Partial<FolderRow> = {}): Entry => ({
+  kind: 'folder',
+  row: { id: 'd', name: 'Docs', starred_at: null, ...over } as FolderRow,
+});
+
+describe('entry menus', () => {
+  it('offers what makes sense for a file, a folder and an unfinished upload', () => {
+    expect(entryCommands(file(), 'drive')).toEqual([
+      'preview',
+      'download',
+      'share',
+      'rename',
+      'move',
+      'star',
+      'trash',
+    ]);
+    expect(entryCommands(folder({ starred_at: '2026-01-01' }), 'drive')).toEqual([
+      'open',
+      'download',
+      'rename',
+      'move',
+      'unstar',
+      'trash',
+    ]);
+    expect(entryCommands(file({ status: 'uploading' }), 'drive')).toEqual([
+      'rename',
+      'move',
+      'star',
+      'trash',
+    ]);
+    expect(entryCommands(file(), 'trash')).toEqual(['restore', 'delete-forever']);
+  });
+
+  it('shares only one ready file; downloads and moves any selection', () => {
+    expect(selectionCommands([file(), folder()], 'drive')).toEqual([
+      'download',
+      'move',
+      'star',
+      'trash',
+    ]);
+    expect(selectionCommands([file()], 'drive')).toContain('share');
+    expect(selectionCommands(null, 'drive')).toEqual(['download', 'move', 'star', 'trash']);
+    expect(
+      selectionCommands([file({ starred_at: 'x' }), folder({ starred_at: 'y' })], 'drive'),
+    ).toContain('unstar');
+  });
+});

@@ -1,0 +1,102 @@
+import { createServer, type Server } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Outbox } from '../../../src/mail/outbox';
+import { authMail } from '../../../src/mail/templates';
+
+/** A minimal SMTP sink on a free port: records envelopes and message data. */
+async function smtpSink(): Promise<{ port: number; received: string[]; server: Server }> {
+  const received: string[] = [];
+  const server = createServer((socket) => {
+    let buffer = '';
+    let message: string | null = null;
+    socket.write('220 localhost ESMTP sink\r\n');
+    socket.on('data', (chunk) => {
+      buffer += chunk.toString('utf8');
+      for (let end = buffer.indexOf('\r\n'); end >= 0; end = buffer.indexOf('\r\n')) {
+        const line = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        if (message !== null) {
+          if (line === '.') {
+            received.push(message);
+            message = null;
+            socket.write('250 queued\r\n');
+          } else message += `${line}\n`;
+          continue;
+        }
+        const verb = line.slice(0, 4).toUpperCase();
+        if (verb === 'DATA') {
+          message = '';
+          socket.write('354 end with .\r\n');
+        } else if (verb === 'QUIT') {
+          socket.end('221 bye\r\n');
+        } else {
+          if (verb === 'MAIL' || verb === 'RCPT') received.push(line);
+          socket.write('250 ok\r\n');
+        }
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  return { port: typeof address === 'object' && address ? address.port : 0, received, server };
+}
+
+let sink: Server | null = null;
+afterEach(() => {
+  sink?.close();
+  sink = null;
+});
+
+const mail = (to: string) =>
+  authMail('magiclink', to, {
+    link: 'http://127.0.0.1:54321/auth/v1/verify?token=abc',
+    otp: '123456',
+  });
+
+describe('Outbox', () => {
+  it('keeps mails newest first, filters by address (case-insensitive) and logs them', async () => {
+    const lines: string[] = [];
+    const outbox = new Outbox({ smtpUrl: null, log: (m) => lines.push(m) });
+    await outbox.send(mail('a@example.com'));
+    await outbox.send(mail('b@example.com'));
+    await outbox.send(mail('A@example.com'));
+    expect(outbox.list().map((m) => m.to)).toEqual([
+      'A@example.com',
+      'b@example.com',
+      'a@example.com',
+    ]);
+    expect(outbox.list('a@EXAMPLE.com')).toHaveLength(2);
+    expect(outbox.list()[0]).toMatchObject({
+      type: 'magiclink',
+      subject: 'Your Magic Link',
+      otp: '123456',
+      links: ['http://127.0.0.1:54321/auth/v1/verify?token=abc'],
+    });
+    expect(lines[0]).toContain('a@example.com');
+    expect(lines[0]).toContain('123456');
+    outbox.clear();
+    expect(outbox.list()).toEqual([]);
+  });
+
+  it('relays every mail through SMTP when an SMTP URL is set', async () => {
+    const smtp = await smtpSink();
+    sink = smtp.server;
+    const outbox = new Outbox({ smtpUrl: `smtp://127.0.0.1:${smtp.port}`, log: () => {} });
+    await outbox.send(mail('relay@example.com'));
+    outbox.close();
+    expect(smtp.received.some((l) => /^RCPT TO:<relay@example\.com>/i.test(l))).toBe(true);
+    const data = smtp.received.find((l) => l.includes('Subject:')) ?? '';
+    expect(data).toContain('Subject: Your Magic Link');
+    expect(data).toContain('123456');
+    expect(outbox.list('relay@example.com')).toHaveLength(1);
+  });
+
+  it('keeps the mail in the outbox when the SMTP server cannot be reached', async () => {
+    const lines: string[] = [];
+    const outbox = new Outbox({ smtpUrl: 'smtp://127.0.0.1:1', log: (m) => lines.push(m) });
+    await outbox.send(mail('down@example.com'));
+    outbox.close();
+    expect(outbox.list('down@example.com')).toHaveLength(1);
+    expect(lines.some((l) => l.includes('not relayed'))).toBe(true);
+  });
+});
