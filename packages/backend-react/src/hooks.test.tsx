@@ -1,6 +1,7 @@
 import { act, cleanup, render, renderHook, screen, waitFor } from '@testing-library/react';
 import { type ReactNode, StrictMode } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { newClient, signUpFresh, type TestClient } from '../test/test-server';
 import {
   BackendProvider,
   createQueryClient,
@@ -11,7 +12,6 @@ import {
   useSession,
   useUser,
 } from './index';
-import { newClient, signUpFresh, type TestClient } from './test-server';
 
 afterEach(() => cleanup());
 

@@ -1,8 +1,8 @@
 import { act, cleanup, renderHook, waitFor } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { afterEach, describe, expect, inject, it } from 'vitest';
+import { newClient, signUpFresh, type TestClient } from '../test/test-server';
 import { BackendProvider, createQueryClient, useAuthProviders, useIdentities } from './index';
-import { newClient, signUpFresh, type TestClient } from './test-server';
 
 afterEach(() => cleanup());
 

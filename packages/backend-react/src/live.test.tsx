@@ -1,8 +1,8 @@
 import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
 import { type ReactNode, StrictMode } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { newClient, signUpFresh, type TestClient } from '../test/test-server';
 import { BackendProvider, createQueryClient, useBackendQuery, useLiveTopic } from './index';
-import { newClient, signUpFresh, type TestClient } from './test-server';
 
 afterEach(() => cleanup());
 

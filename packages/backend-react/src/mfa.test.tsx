@@ -2,8 +2,8 @@ import { act, cleanup, renderHook, waitFor } from '@testing-library/react';
 import { Secret, TOTP } from 'otpauth';
 import type { ReactNode } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
+import { newClient, signUpFresh, type TestClient } from '../test/test-server';
 import { BackendProvider, createQueryClient, useMfaChallenge, useMfaEnrollment } from './index';
-import { newClient, signUpFresh, type TestClient } from './test-server';
 
 afterEach(() => cleanup());
 

@@ -3,6 +3,7 @@ import { SoftwareAuthenticator } from '@app/backend-server';
 import { act, cleanup, renderHook, waitFor } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
+import { newClient, signUpFresh, type TestClient } from '../test/test-server';
 import {
   BackendProvider,
   createQueryClient,
@@ -10,7 +11,6 @@ import {
   usePasskeys,
   useUser,
 } from './index';
-import { newClient, signUpFresh, type TestClient } from './test-server';
 
 afterEach(() => cleanup());
 

@@ -1,6 +1,7 @@
 import { act, cleanup, renderHook, waitFor } from '@testing-library/react';
 import { type ReactNode, StrictMode } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
+import { newClient, signUpFresh, type TestClient } from '../test/test-server';
 import {
   BackendProvider,
   createQueryClient,
@@ -8,7 +9,6 @@ import {
   type UploadRunner,
   useUploadQueue,
 } from './index';
-import { newClient, signUpFresh, type TestClient } from './test-server';
 
 afterEach(() => cleanup());
 

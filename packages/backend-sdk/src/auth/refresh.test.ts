@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createScheduler, refreshMargin, type Timers } from './refresh';
+import type { Timers } from '../timers';
+import { createScheduler, refreshMargin } from './refresh';
 
 /** Fake timers with a manual clock (pure scheduling logic). */
 function fakeTimers() {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createHttp } from '../http/index';
+import type { Timers } from '../timers';
 import { RealtimeClient, type WebSocketLike } from './client';
-import type { Timers } from './timers';
 
 /** Manual timers: `advance(ms)` fires what is due, in order. */
 function manualTimers() {
