@@ -11,6 +11,7 @@ export const entries = {
   'functions/index': 'src/functions/index.ts',
   'storage/index': 'src/storage/index.ts',
   'tus/index': 'src/tus/index.ts',
+  'upload-queue/index': 'src/upload-queue/index.ts',
   'realtime/index': 'src/realtime/index.ts',
   'webauthn/index': 'src/webauthn/index.ts',
   // Node-only; the rest of the SDK imports it on demand by its package name, in Node only.

@@ -3,6 +3,18 @@
  * and hooks for the session, cached data, uploads and realtime.
  */
 
+// The queue itself is framework-free and lives in the SDK; re-exported for existing imports.
+export {
+  createUploadQueue,
+  type RestoredUpload,
+  type UploadControl,
+  type UploadEntry,
+  type UploadItem,
+  type UploadQueue,
+  type UploadQueueOptions,
+  type UploadRunner,
+  type UploadState,
+} from '@app/backend-sdk/upload-queue';
 export {
   type QueryClient,
   type QueryKey,
@@ -75,15 +87,4 @@ export type {
   SessionLike,
   UserLike,
 } from './types';
-export {
-  createUploadQueue,
-  type RestoredUpload,
-  type UploadControl,
-  type UploadEntry,
-  type UploadItem,
-  type UploadQueue,
-  type UploadQueueOptions,
-  type UploadRunner,
-  type UploadState,
-} from './upload-queue';
 export { type UploadQueueView, useUploadQueue } from './use-upload-queue';

@@ -1,5 +1,5 @@
+import type { UploadItem, UploadQueue, UploadQueueSnapshot } from '@app/backend-sdk/upload-queue';
 import { useEffect, useSyncExternalStore } from 'react';
-import type { UploadItem, UploadQueue } from './upload-queue';
 
 /** What {@link useUploadQueue} returns: the items, a summary, and the queue's actions. */
 export interface UploadQueueView<TResult> {
@@ -17,21 +17,37 @@ export interface UploadQueueView<TResult> {
 const watchers = new WeakMap<UploadQueue<unknown>, number>();
 
 /**
+ * The snapshot a server render (and hydration) sees: the queue's, always online, as the
+ * server knows nothing of the browser's network. Kept per snapshot so it is stable.
+ */
+const onlineSnapshots = new WeakMap<UploadQueueSnapshot<unknown>, UploadQueueSnapshot<unknown>>();
+function onlineSnapshot<TResult>(
+  snapshot: UploadQueueSnapshot<TResult>,
+): UploadQueueSnapshot<TResult> {
+  if (snapshot.online) return snapshot;
+  const key = snapshot as UploadQueueSnapshot<unknown>;
+  let online = onlineSnapshots.get(key);
+  if (!online) {
+    online = Object.freeze({ ...key, online: true });
+    onlineSnapshots.set(key, online);
+  }
+  return online as UploadQueueSnapshot<TResult>;
+}
+
+/**
  * Renders an upload queue (see `createUploadQueue`) and ties it to the browser's network
  * state: going offline pauses every upload, coming back online resumes them. The queue lives
  * outside React, so uploads go on while components unmount and remount (StrictMode, route
- * changes).
+ * changes). It reads the queue's snapshot (`subscribe` / `getSnapshot`) with
+ * `useSyncExternalStore`.
  *
  * @example
  * const uploads = useUploadQueue(queue);
  * uploads.items.map((item) => <Row key={item.id} item={item} onPause={() => uploads.queue.pause(item.id)} />);
  */
 export function useUploadQueue<TResult>(queue: UploadQueue<TResult>): UploadQueueView<TResult> {
-  const items = useSyncExternalStore(queue.subscribe, queue.getItems, queue.getItems);
-  const offline = useSyncExternalStore(
-    queue.subscribe,
-    () => !queue.online,
-    () => false,
+  const snapshot = useSyncExternalStore(queue.subscribe, queue.getSnapshot, () =>
+    onlineSnapshot(queue.getSnapshot()),
   );
 
   useEffect(() => {
@@ -53,14 +69,6 @@ export function useUploadQueue<TResult>(queue: UploadQueue<TResult>): UploadQueu
     };
   }, [queue]);
 
-  let active = 0;
-  let bytesUploaded = 0;
-  let bytesTotal = 0;
-  for (const item of items) {
-    if (item.state === 'done') continue;
-    active += 1;
-    bytesUploaded += item.bytesUploaded;
-    bytesTotal += item.size;
-  }
-  return { items, active, bytesUploaded, bytesTotal, offline, queue };
+  const { items, active, bytesUploaded, bytesTotal, online } = snapshot;
+  return { items, active, bytesUploaded, bytesTotal, offline: !online, queue };
 }

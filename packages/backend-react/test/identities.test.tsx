@@ -2,7 +2,7 @@ import { act, cleanup, renderHook, waitFor } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { BackendProvider, createQueryClient, useAuthProviders, useIdentities } from '../src/index';
-import { newClient, signUpFresh, type TestClient } from '../src/test-server';
+import { newClient, signUpFresh, type TestClient } from './test-server';
 
 afterEach(() => cleanup());
 

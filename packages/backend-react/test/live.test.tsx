@@ -2,7 +2,7 @@ import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
 import { type ReactNode, StrictMode } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BackendProvider, createQueryClient, useBackendQuery, useLiveTopic } from '../src/index';
-import { newClient, signUpFresh, type TestClient } from '../src/test-server';
+import { newClient, signUpFresh, type TestClient } from './test-server';
 
 afterEach(() => cleanup());
 

@@ -8,7 +8,7 @@ import {
   useMfaChallenge,
   useMfaEnrollment,
 } from '../src/index';
-import { newClient, signUpFresh, type TestClient } from '../src/test-server';
+import { newClient, signUpFresh, type TestClient } from './test-server';
 
 afterEach(() => cleanup());
 

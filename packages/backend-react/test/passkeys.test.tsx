@@ -10,7 +10,7 @@ import {
   usePasskeys,
   useUser,
 } from '../src/index';
-import { newClient, signUpFresh, type TestClient } from '../src/test-server';
+import { newClient, signUpFresh, type TestClient } from './test-server';
 
 afterEach(() => cleanup());
 

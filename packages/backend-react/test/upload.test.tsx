@@ -8,7 +8,7 @@ import {
   type UploadRunner,
   useUploadQueue,
 } from '../src/index';
-import { newClient, signUpFresh, type TestClient } from '../src/test-server';
+import { newClient, signUpFresh, type TestClient } from './test-server';
 
 afterEach(() => cleanup());
 

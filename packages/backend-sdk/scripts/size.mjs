@@ -24,6 +24,11 @@ const budgets = [
     limit: 4 * 1024,
   },
   {
+    name: 'upload queue (@app/backend-sdk/upload-queue)',
+    entry: 'export * from "./src/upload-queue/index.ts";',
+    limit: 2 * 1024,
+  },
+  {
     name: 'REST only (@app/backend-sdk/rest)',
     entry: 'export * from "./src/rest/index.ts";',
     limit: 6 * 1024,

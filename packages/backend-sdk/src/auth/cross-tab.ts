@@ -3,7 +3,7 @@
  * sign-out) to the other tabs, the token fingerprint in the names of rotation marks, and
  * the wait for another tab's session.
  */
-import type { Timers } from './refresh';
+import type { Timers } from '../timers';
 import type { AuthChangeEvent, Session } from './types';
 
 /** A session change one tab tells the others. */

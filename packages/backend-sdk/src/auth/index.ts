@@ -3,6 +3,7 @@
  */
 
 export { AuthError, isAuthError } from '../errors';
+export type { Timers } from '../timers';
 export {
   AdminApi,
   type AdminUserAttributes,
@@ -44,7 +45,7 @@ export type {
   SignInWithWeb3Credentials,
 } from './oauth';
 export type { Passkey, PasskeyOptions } from './passkeys';
-export { createScheduler, refreshMargin, type Scheduler, type Timers } from './refresh';
+export { createScheduler, refreshMargin, type Scheduler } from './refresh';
 export { SessionManager } from './session';
 export { memoryStorage } from './storage';
 export type {

@@ -4,24 +4,7 @@
  * most 30 s) while `run` reports that it could not finish (network failure).
  */
 
-/** Timers and clock; the platform's by default, fake ones in tests. */
-export interface Timers {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(id: unknown): void;
-  /** Milliseconds since the epoch. */
-  now(): number;
-}
-
-/** The platform's timers (unref'd in Node so a pending refresh never keeps a process alive). */
-export const systemTimers: Timers = {
-  setTimeout: (fn, ms) => {
-    const id = setTimeout(fn, ms) as unknown as { unref?: () => void };
-    id.unref?.();
-    return id;
-  },
-  clearTimeout: (id) => clearTimeout(id as ReturnType<typeof setTimeout>),
-  now: () => Date.now(),
-};
+import type { Timers } from '../timers';
 
 /** How long before expiry a token is refreshed: 90 s, or half the lifetime if shorter. */
 export function refreshMargin(expiresInSeconds: number): number {

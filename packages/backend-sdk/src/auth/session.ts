@@ -10,16 +10,11 @@
  */
 import { AuthError } from '../errors';
 import type { Http } from '../http/index';
+import { systemTimers, type Timers } from '../timers';
 import { asSession, attempt, authFetch, isRetryable } from './api';
 import { type Broadcast, fingerprint, waitForArrival } from './cross-tab';
 import { defaultLock, type LockFn, type Marks, webMarks } from './lock';
-import {
-  createScheduler,
-  refreshMargin,
-  type Scheduler,
-  systemTimers,
-  type Timers,
-} from './refresh';
+import { createScheduler, refreshMargin, type Scheduler } from './refresh';
 import { defaultStorage } from './storage';
 import type {
   AuthChangeEvent,

@@ -4,9 +4,9 @@
  */
 import type { AuthError } from '../errors';
 import type { HttpOptions } from '../http/index';
+import type { Timers } from '../timers';
 import type { LockFn } from './lock';
 import type { Factor } from './mfa';
-import type { Timers } from './refresh';
 
 /** An identity linked to a user (email, phone, OAuth provider…). */
 export interface UserIdentity {

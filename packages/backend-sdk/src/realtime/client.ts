@@ -4,9 +4,10 @@
  * joined channels whenever it changes.
  */
 import type { Http } from '../http/index';
+import type { Timers } from '../timers';
 import { type ChannelConfig, RealtimeChannel } from './channel';
 import { decode, encode, type Message, type Vsn } from './serializer';
-import { backoff, platformTimers, type Timers } from './timers';
+import { backoff, platformTimers } from './timers';
 
 /** The part of the WebSocket API the client uses (the platform's, or `ws` in Node). */
 export interface WebSocketLike {

@@ -1,6 +1,8 @@
 /**
  * `@app/backend-sdk/realtime` — Phoenix channels: postgres_changes, broadcast, presence.
  */
+
+export type { Timers } from '../timers';
 export {
   type BroadcastMessage,
   type ChannelConfig,

@@ -4,9 +4,7 @@
  * throttled that way.
  */
 
-import { systemTimers, type Timers } from '../auth/refresh';
-
-export type { Timers };
+import { systemTimers, type Timers } from '../timers';
 
 /**
  * The platform's timers, kept referenced: a Node process waiting to reconnect its socket

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createScheduler, refreshMargin, type Timers } from '../../../src/auth/refresh';
+import { createScheduler, refreshMargin } from '../../../src/auth/refresh';
+import type { Timers } from '../../../src/timers';
 
 /** Fake timers with a manual clock (pure scheduling logic). */
 function fakeTimers() {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createHttp } from '../../../src/http/index';
 import { RealtimeClient, type WebSocketLike } from '../../../src/realtime/client';
-import type { Timers } from '../../../src/realtime/timers';
+import type { Timers } from '../../../src/timers';
 
 /** Manual timers: `advance(ms)` fires what is due, in order. */
 function manualTimers() {

@@ -1,12 +1,24 @@
 /**
  * Types of the upload queue: its items and their states, what `run` gets to report, the
- * options of {@link createUploadQueue} and the queue's methods.
+ * options of {@link createUploadQueue}, the queue's methods and its snapshot.
  */
+import type { Timers } from '../timers';
 
-/** State of one upload. */
+/**
+ * State of one upload.
+ *
+ * @example
+ * const busy = (state: UploadState) => state === 'uploading' || state === 'retrying';
+ */
 export type UploadState = 'queued' | 'uploading' | 'paused' | 'retrying' | 'failed' | 'done';
 
-/** One upload as the queue shows it. Replaced (never mutated) on every change. */
+/**
+ * One upload as the queue shows it. Replaced (never mutated) on every change.
+ *
+ * @example
+ * const percent = (item: UploadItem) =>
+ *   item.size ? Math.round((item.bytesUploaded / item.size) * 100) : 100;
+ */
 export interface UploadItem<TResult = unknown> {
   /** Queue-local id. */
   id: string;
@@ -43,7 +55,12 @@ export interface UploadItem<TResult = unknown> {
   meta: unknown;
 }
 
-/** One file to queue, with where it goes and the app's data (see {@link UploadQueue.add}). */
+/**
+ * One file to queue, with where it goes and the app's data (see {@link UploadQueue.add}).
+ *
+ * @example
+ * queue.add([{ file, name: 'report.pdf', target: folderId, meta: { handle } }]);
+ */
 export interface UploadEntry {
   file: Blob;
   /** Default: the file's name. */
@@ -53,7 +70,12 @@ export interface UploadEntry {
   meta?: unknown;
 }
 
-/** An unfinished upload to list again after a reload (see {@link UploadQueue.restore}). */
+/**
+ * An unfinished upload to list again after a reload (see {@link UploadQueue.restore}).
+ *
+ * @example
+ * queue.restore([{ name: 'film.mov', size: 100, bytesUploaded: 40, meta: { fileId } }]);
+ */
 export interface RestoredUpload {
   name: string;
   size: number;
@@ -63,7 +85,16 @@ export interface RestoredUpload {
   meta?: unknown;
 }
 
-/** What `run` gets to report and to stop. */
+/**
+ * What `run` gets to report and to stop.
+ *
+ * @example
+ * const run: UploadRunner<string> = async (item, control) => {
+ *   control.signal.addEventListener('abort', () => upload.pause());
+ *   control.onProgress(0, item.size);
+ *   return 'done';
+ * };
+ */
 export interface UploadControl {
   /** Aborted on pause, cancel or going offline; `signal.reason` is `'pause'`, `'cancel'` or `'offline'`. */
   signal: AbortSignal;
@@ -79,13 +110,32 @@ export interface UploadControl {
  * Uploads one item (or resumes it: after a pause `run` is called again and should continue
  * from what the server has). Resolves when done; rejects on failure. When `signal` aborts
  * it should stop and settle; on `'cancel'` it should also discard the partial upload.
+ *
+ * @example
+ * const run: UploadRunner<unknown> = async (item, control) => {
+ *   const upload = client.storage.from('files').uploadResumable(item.name, item.file, {
+ *     onProgress: (p) => control.onProgress(p.bytes, p.total),
+ *     onRetry: (r) => control.onRetry(r.delay, r.error),
+ *   });
+ *   control.signal.addEventListener('abort', () =>
+ *     control.signal.reason === 'cancel' ? upload.abort({ terminate: true }) : upload.pause(),
+ *   );
+ *   const { data, error } = await upload.result;
+ *   if (error) throw error;
+ *   return data;
+ * };
  */
 export type UploadRunner<TResult> = (
   item: UploadItem<TResult> & { file: Blob },
   control: UploadControl,
 ) => Promise<TResult>;
 
-/** Options of {@link createUploadQueue}. */
+/**
+ * Options of {@link createUploadQueue}.
+ *
+ * @example
+ * const options: UploadQueueOptions<FileRow> = { run, concurrency: 2, onDone: (item) => toast(item.name) };
+ */
 export interface UploadQueueOptions<TResult> {
   run: UploadRunner<TResult>;
   /** Uploads at once. Default 3. */
@@ -99,16 +149,60 @@ export interface UploadQueueOptions<TResult> {
    * place to discard what the backend holds of it.
    */
   onCancel?: (item: UploadItem<TResult>) => void;
-  /** Clock, for tests. Default `Date.now`. */
+  /**
+   * Timers and clock of the throttled notifications, the rates and the retry times (tests
+   * inject manual ones). Default: the platform's.
+   */
+  timers?: Timers;
+  /** Clock, for tests. Default `timers.now` (`Date.now`). */
   now?: () => number;
   /** Minimum ms between progress-only notifications. Default 100. */
   throttleMs?: number;
 }
 
-/** The queue; see {@link createUploadQueue}. */
+/**
+ * What the queue holds at one moment; see {@link UploadQueue.getSnapshot}. Frozen, and a new
+ * object only when something in it changed, so `===` tells whether anything did.
+ *
+ * @example
+ * const before = queue.getSnapshot();
+ * queue.pause(id);
+ * queue.getSnapshot() !== before; // true: the item's state changed
+ * queue.getSnapshot() === queue.getSnapshot(); // true: nothing changed between the calls
+ */
+export interface UploadQueueSnapshot<TResult = unknown> {
+  /** Every upload, oldest first (the same array as {@link UploadQueue.getItems}). */
+  readonly items: readonly UploadItem<TResult>[];
+  /** Whether the queue considers the network up ({@link UploadQueue.setOnline}). */
+  readonly online: boolean;
+  /** Uploads not yet done (queued, uploading, paused, retrying, failed). */
+  readonly active: number;
+  /** Bytes uploaded over the unfinished uploads. */
+  readonly bytesUploaded: number;
+  /** Bytes in total over the unfinished uploads. */
+  readonly bytesTotal: number;
+}
+
+/**
+ * The queue; see {@link createUploadQueue}. Observable: `subscribe(listener)` is told of
+ * every change (progress-only changes at most every `throttleMs`), `getSnapshot()` reads
+ * the state — the pair `useSyncExternalStore` (React) or any store adapter takes.
+ *
+ * @example
+ * const unsubscribe = queue.subscribe(() => render(queue.getSnapshot()));
+ * queue.add(files, folderId);
+ * // later
+ * unsubscribe();
+ */
 export interface UploadQueue<TResult = unknown> {
   /** Every upload, oldest first (a new array after every change). */
   getItems(): readonly UploadItem<TResult>[];
+  /**
+   * The queue's state: items, network and totals. The same object until something changes,
+   * then a new one (immutable), so it can be compared with `===`.
+   */
+  getSnapshot(): UploadQueueSnapshot<TResult>;
+  /** Calls `listener` after changes; returns the function that stops it. */
   subscribe(listener: () => void): () => void;
   /** Queue files (or entries with their own name, target and data); returns their ids. */
   add(files: Iterable<Blob | UploadEntry>, target?: unknown): string[];

@@ -1,28 +1,20 @@
 /**
  * The upload queue: what to upload, in which order, how many at once, and each upload's
- * progress, rate, ETA and state. It holds no React state (uploads go on while the user
- * navigates); {@link useUploadQueue} renders it. How one file is uploaded is the `run`
- * function given to {@link createUploadQueue}.
+ * progress, rate, ETA and state. It belongs to no UI framework (uploads go on while the
+ * user navigates): it is observed with `subscribe` and `getSnapshot` (`useUploadQueue` of
+ * `@app/backend-react` renders it). How one file is uploaded is the `run` function given to
+ * {@link createUploadQueue}.
  */
+import { systemTimers } from '../timers';
 import type {
   UploadControl,
   UploadEntry,
   UploadItem,
   UploadQueue,
   UploadQueueOptions,
+  UploadQueueSnapshot,
   UploadState,
-} from './upload-queue-types';
-
-export type {
-  RestoredUpload,
-  UploadControl,
-  UploadEntry,
-  UploadItem,
-  UploadQueue,
-  UploadQueueOptions,
-  UploadRunner,
-  UploadState,
-} from './upload-queue-types';
+} from './types';
 
 interface Running {
   controller: AbortController;
@@ -54,45 +46,77 @@ const blank = (id: string) => ({
   meta: null as unknown,
 });
 
+/** The snapshot of `items` and `online`: the items with their totals, frozen. */
+function snapshotOf<TResult>(
+  items: readonly UploadItem<TResult>[],
+  online: boolean,
+): UploadQueueSnapshot<TResult> {
+  let active = 0;
+  let bytesUploaded = 0;
+  let bytesTotal = 0;
+  for (const item of items) {
+    if (item.state === 'done') continue;
+    active += 1;
+    bytesUploaded += item.bytesUploaded;
+    bytesTotal += item.size;
+  }
+  return Object.freeze({ items, online, active, bytesUploaded, bytesTotal });
+}
+
 /**
  * Creates an upload queue: at most `concurrency` uploads run, the rest wait in order;
- * pause, resume, cancel and retry each or all; offline pauses and online resumes.
+ * pause, resume, cancel and retry each or all; offline pauses and online resumes. Observe it
+ * with `subscribe(listener)` (returns the unsubscribe function) and `getSnapshot()` (an
+ * immutable snapshot, a new object only after a change).
  *
  * @example
+ * import { createUploadQueue } from '@app/backend-sdk/upload-queue';
+ *
  * const queue = createUploadQueue({ concurrency: 3, run: (item, control) => upload(item, control) });
+ * const unsubscribe = queue.subscribe(() => {
+ *   const { items, active, bytesUploaded, bytesTotal, online } = queue.getSnapshot();
+ *   render(items, { active, bytesUploaded, bytesTotal, online });
+ * });
  * queue.add(input.files, folderId);
  */
 export function createUploadQueue<TResult = unknown>(
   options: UploadQueueOptions<TResult>,
 ): UploadQueue<TResult> {
   const concurrency = Math.max(1, options.concurrency ?? 3);
-  const now = options.now ?? Date.now;
+  const timers = options.timers ?? systemTimers;
+  const now = options.now ?? (() => timers.now());
   const throttleMs = options.throttleMs ?? 100;
   let items: UploadItem<TResult>[] = [];
   const running = new Map<string, Running>();
   const listeners = new Set<() => void>();
   let online = true;
-  let pending: ReturnType<typeof setTimeout> | null = null;
+  let pending: { id: unknown } | null = null;
+  let snapshot = snapshotOf(items, online);
 
   const emit = () => {
     if (pending) {
-      clearTimeout(pending);
+      timers.clearTimeout(pending.id);
       pending = null;
     }
     for (const listener of listeners) listener();
   };
   const emitSoon = () => {
-    if (!pending) pending = setTimeout(emit, throttleMs);
+    if (!pending) pending = { id: timers.setTimeout(emit, throttleMs) };
   };
   const find = (id: string) => items.find((item) => item.id === id);
+  /** Keeps the items `keep` accepts; the array stays the same when it accepts them all. */
+  const retain = (keep: (item: UploadItem<TResult>) => boolean) => {
+    const next = items.filter(keep);
+    if (next.length !== items.length) items = next;
+  };
   const update = (id: string, patch: Partial<UploadItem<TResult>>, quiet = false) => {
-    let changed = false;
-    items = items.map((item) => {
-      if (item.id !== id) return item;
-      changed = true;
-      return { ...item, ...patch };
-    });
-    if (changed) (quiet ? emitSoon : emit)();
+    const index = items.findIndex((item) => item.id === id);
+    const item = items[index];
+    if (!item) return;
+    const next = items.slice();
+    next[index] = { ...item, ...patch };
+    items = next;
+    (quiet ? emitSoon : emit)();
   };
 
   const stop = (id: string, reason: 'pause' | 'cancel' | 'offline') => {
@@ -197,6 +221,12 @@ export function createUploadQueue<TResult = unknown>(
 
   return {
     getItems: () => items,
+    getSnapshot() {
+      if (snapshot.items !== items || snapshot.online !== online) {
+        snapshot = snapshotOf(items, online);
+      }
+      return snapshot;
+    },
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -265,7 +295,7 @@ export function createUploadQueue<TResult = unknown>(
       const item = find(id);
       if (!item) return;
       stop(id, 'cancel');
-      items = items.filter((i) => i.id !== id);
+      retain((i) => i.id !== id);
       emit();
       options.onCancel?.(item);
       pump();
@@ -287,16 +317,16 @@ export function createUploadQueue<TResult = unknown>(
     },
     dismiss(id) {
       if (running.has(id) || !find(id)) return;
-      items = items.filter((item) => item.id !== id);
+      retain((item) => item.id !== id);
       emit();
     },
     clearDone() {
-      items = items.filter((item) => item.state !== 'done');
+      retain((item) => item.state !== 'done');
       emit();
     },
     clear() {
       for (const item of items) stop(item.id, 'pause');
-      items = [];
+      if (items.length > 0) items = [];
       emit();
     },
     setOnline(next) {
@@ -323,6 +353,8 @@ export function createUploadQueue<TResult = unknown>(
         }
         pump();
       }
+      // The snapshot's `online` changed even when no upload did.
+      emit();
     },
     get online() {
       return online;
