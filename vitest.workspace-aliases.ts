@@ -14,4 +14,8 @@ export const workspaceAliases = [
   { find: /^@app\/backend-sdk$/, replacement: `${root}packages/backend-sdk/src/index.ts` },
   { find: /^@app\/backend-react$/, replacement: `${root}packages/backend-react/src/index.ts` },
   { find: /^@app\/backend-server$/, replacement: `${root}packages/backend-server/src/index.ts` },
+  {
+    find: /^@app\/backend-server\/console-api$/,
+    replacement: `${root}packages/backend-server/src/console/api-types.ts`,
+  },
 ];

@@ -12,7 +12,13 @@ export default defineConfig({
     'copy-thread': 'src/data/copy-thread.ts',
   },
   format: ['esm'],
-  dts: { entry: { index: 'src/index.ts' } },
+  dts: {
+    entry: {
+      index: 'src/index.ts',
+      // The console API's wire types (types only: no JavaScript entry).
+      'console-api': 'src/console/api-types.ts',
+    },
+  },
   tsconfig: 'tsconfig.build.json',
   target: 'node20',
   platform: 'node',

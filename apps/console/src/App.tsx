@@ -1,7 +1,8 @@
 import { BackendProvider, createQueryClient } from '@app/backend-react';
 import type { Client } from '@app/backend-sdk';
+import type { ConsoleSession } from '@app/backend-server/console-api';
 import { lazy, Suspense, useEffect, useMemo } from 'react';
-import type { ConsoleApi, Session } from './lib/api';
+import type { ConsoleApi } from './lib/api';
 import { Console } from './lib/context';
 import { Link, navigate, usePath } from './lib/router';
 
@@ -28,7 +29,7 @@ export function App({
   api,
   client,
 }: {
-  session: Session;
+  session: ConsoleSession;
   api: ConsoleApi;
   client: Client;
 }) {

@@ -1,3 +1,4 @@
+import type { LoginResponse } from '@app/backend-server/console-api';
 import { type FormEvent, useState } from 'react';
 import { ConsoleApi, TOKEN_KEY } from './lib/api';
 
@@ -7,10 +8,9 @@ export function Locked({ reason }: { reason: string }) {
   const [error, setError] = useState<string | null>(null);
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const { data, error: failed } = await ConsoleApi.create('none').post<{ token: string }>(
-      '/login',
-      { password },
-    );
+    const { data, error: failed } = await ConsoleApi.create('none').post<LoginResponse>('/login', {
+      password,
+    });
     if (failed || !data) {
       setError(failed?.message ?? 'Could not sign in');
       return;

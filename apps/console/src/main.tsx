@@ -1,9 +1,10 @@
 import { createClient } from '@app/backend-sdk';
+import type { ConsoleSession } from '@app/backend-server/console-api';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { Locked } from './Locked';
-import { ConsoleApi, type Session, TOKEN_KEY } from './lib/api';
+import { ConsoleApi, TOKEN_KEY } from './lib/api';
 import './styles.css';
 
 /**
@@ -22,7 +23,7 @@ async function boot() {
   }
   const token = localStorage.getItem(TOKEN_KEY) ?? '';
   const probe = ConsoleApi.create(token || 'none');
-  const { data: session, error } = await probe.get<Session>('/session');
+  const { data: session, error } = await probe.get<ConsoleSession>('/session');
   if (error || !session) {
     root.render(
       <StrictMode>

@@ -1,5 +1,6 @@
+import type { ColumnInfo } from '@app/backend-server/console-api';
 import { type FormEvent, useState } from 'react';
-import { type Column, fromText, inputKind, readOnly, toText } from '../lib/values';
+import { fromText, inputKind, readOnly, toText } from '../lib/values';
 import { Dialog } from './Dialog';
 import { ErrorText } from './ErrorText';
 
@@ -16,7 +17,7 @@ interface FieldState {
  */
 export function RowEditor(props: {
   title: string;
-  columns: Column[];
+  columns: ColumnInfo[];
   row: Record<string, unknown> | null;
   onSave(values: Record<string, unknown>): Promise<string | null>;
   onClose(): void;

@@ -8,29 +8,6 @@ import { BackendError, createHttp, type Http } from '@app/backend-sdk';
 export const TOKEN_KEY = 'backend-console-token';
 export const TOKEN_HEADER = 'x-console-token';
 
-export interface Settings {
-  database: 'pglite' | 'postgres';
-  dataDir: string | null;
-  storageDir: string;
-  migrationsDir: string | null;
-  seedFile: string | null;
-  functionsDir: string | null;
-  auth: Record<string, unknown>;
-  rest: Record<string, unknown>;
-  storage: Record<string, unknown>;
-  realtime: Record<string, unknown>;
-  functions: Record<string, unknown>;
-  logCapacity: number;
-}
-
-export interface Session {
-  url: string;
-  anonKey: string;
-  serviceRoleKey: string;
-  exposedSchemas: string[];
-  settings: Settings;
-}
-
 export type Result<T> = { data: T; error: null } | { data: null; error: BackendError };
 
 const failure = (message: string, status = 0) =>

@@ -1,9 +1,10 @@
 import type { Client } from '@app/backend-sdk';
+import type { ConsoleSession } from '@app/backend-server/console-api';
 import { createContext, useContext } from 'react';
-import type { ConsoleApi, Session } from './api';
+import type { ConsoleApi } from './api';
 
 export interface ConsoleContext {
-  session: Session;
+  session: ConsoleSession;
   api: ConsoleApi;
   /** An SDK client with the service-role key: it bypasses row level security. */
   client: Client;

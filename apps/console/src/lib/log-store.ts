@@ -1,23 +1,10 @@
+import type { LogEntry } from '@app/backend-server/console-api';
+
 /**
  * The live log in the page: entries from the server's stream, the newest `capacity` kept,
  * listeners told at most once per animation frame however many entries arrive (so 500
  * requests a second cost one render per frame, not 500).
  */
-export interface LogEntry {
-  seq: number;
-  time: number;
-  kind: 'request' | 'function' | 'realtime';
-  method?: string;
-  path?: string;
-  status?: number;
-  durationMs?: number;
-  role?: string | null;
-  user?: string | null;
-  source?: string;
-  level?: string;
-  message?: string;
-}
-
 export class LogStore {
   entries: LogEntry[] = [];
   version = 0;

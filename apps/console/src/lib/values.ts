@@ -4,18 +4,7 @@
  * Pure functions (unit-tested).
  */
 
-/** A column as the console API describes it (the parts editing needs). */
-export interface Column {
-  name: string;
-  type: string;
-  udt: string;
-  category: string;
-  nullable: boolean;
-  default: string | null;
-  identity: string | null;
-  generated: boolean;
-  enumValues: string[] | null;
-}
+import type { ColumnInfo } from '@app/backend-server/console-api';
 
 export type InputKind =
   | 'boolean'
@@ -33,7 +22,7 @@ export type InputKind =
 const INTEGER = new Set(['int2', 'int4', 'int8', 'oid']);
 
 /** The input for a column's type. */
-export function inputKind(column: Column): InputKind {
+export function inputKind(column: ColumnInfo): InputKind {
   if (column.enumValues) return 'enum';
   if (column.category === 'A') return 'array';
   if (column.udt === 'json' || column.udt === 'jsonb') return 'json';
@@ -48,7 +37,7 @@ export function inputKind(column: Column): InputKind {
 }
 
 /** True when the database computes the column and it must not be written. */
-export const readOnly = (column: Column) => column.generated || column.identity === 'always';
+export const readOnly = (column: ColumnInfo) => column.generated || column.identity === 'always';
 
 /** The text an input shows for a stored value (null shows as empty; the null box says null). */
 export function toText(value: unknown, kind: InputKind): string {

@@ -1,7 +1,8 @@
+import type { LogBatch, LogEntry } from '@app/backend-server/console-api';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { useConsole } from '../lib/context';
 import { clock } from '../lib/format';
-import { type LogEntry, type LogFilter, LogStore, matches, takeLines } from '../lib/log-store';
+import { type LogFilter, LogStore, matches, takeLines } from '../lib/log-store';
 
 const ROW = 22;
 const OVERSCAN = 10;
@@ -28,7 +29,7 @@ function useStream(store: LogStore) {
             buffer += decoder.decode(value, { stream: true });
             const { lines, rest } = takeLines(buffer);
             buffer = rest;
-            for (const line of lines) store.add(JSON.parse(line) as LogEntry[]);
+            for (const line of lines) store.add(JSON.parse(line) as LogBatch);
           }
         } catch {
           // Dropped or refused: try again shortly.

@@ -1,34 +1,14 @@
 import { useBackendMutation, useBackendQuery } from '@app/backend-react';
+import type { Mail, Sms } from '@app/backend-server/console-api';
 import { useState } from 'react';
 import { ErrorText } from '../components/ErrorText';
 import { useConsole } from '../lib/context';
 import { when } from '../lib/format';
 import { Link } from '../lib/router';
 
-interface Mail {
-  to: string;
-  subject: string;
-  type: string;
-  text: string;
-  html: string;
-  links: string[];
-  otp: string | null;
-  sent_at: string;
-}
-
 /** The mail as a document for a sandboxed frame: no scripts, links open a new tab. */
 const framed = (html: string) =>
   `<!doctype html><html><head><meta charset="utf-8"><base target="_blank"><title>Mail</title></head><body>${html}</body></html>`;
-
-interface Sms {
-  to: string;
-  body: string;
-  channel: 'sms' | 'whatsapp';
-  type: string;
-  otp: string;
-  provider: string;
-  sent_at: string;
-}
 
 /** The outboxes: mail (rendered, links that work) and text messages, newest first. */
 export default function MailScreen({ path }: { path: string }) {

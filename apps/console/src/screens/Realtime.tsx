@@ -1,30 +1,15 @@
 import { useBackendQuery } from '@app/backend-react';
 import { BackendError } from '@app/backend-sdk';
+import type { RealtimeSnapshot } from '@app/backend-server/console-api';
 import { type FormEvent, useState } from 'react';
 import { ErrorText } from '../components/ErrorText';
 import { useConsole } from '../lib/context';
 import { when } from '../lib/format';
 
-interface Snapshot {
-  connections: {
-    id: string;
-    role: string | null;
-    user: string | null;
-    connectedAt: number;
-    channels: string[];
-  }[];
-  channels: {
-    topic: string;
-    private: boolean;
-    members: number;
-    presence: Record<string, Record<string, unknown>[]>;
-  }[];
-}
-
 /** Open sockets and channels with their presence, and a broadcast sender. */
 export default function Realtime() {
   const { api } = useConsole();
-  const state = useBackendQuery(['realtime'], () => api.get<Snapshot>('/realtime'), {
+  const state = useBackendQuery(['realtime'], () => api.get<RealtimeSnapshot>('/realtime'), {
     refetchInterval: 1000,
   });
   const s = state.data;

@@ -1,10 +1,10 @@
 import { useBackendQuery, useQueryClient } from '@app/backend-react';
+import type { RowsPage, TableResponse } from '@app/backend-server/console-api';
 import { type FormEvent, useState } from 'react';
 import { ErrorText } from '../components/ErrorText';
 import { RowEditor } from '../components/RowEditor';
 import { useConsole } from '../lib/context';
 import { cellText } from '../lib/values';
-import type { TableDetail } from './TableView';
 
 const PAGE = 50;
 const OPERATORS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'is', 'in'] as const;
@@ -22,7 +22,7 @@ type Row = Record<string, unknown>;
  * insert, edit, delete by primary key) when its schema is exposed; read-only through the
  * console API otherwise.
  */
-export function Rows({ detail }: { detail: TableDetail }) {
+export function Rows({ detail }: { detail: TableResponse }) {
   const { client, api } = useConsole();
   const queryClient = useQueryClient();
   const [page, setPage] = useState(0);
@@ -38,7 +38,7 @@ export function Rows({ detail }: { detail: TableDetail }) {
     if (!exposed) {
       const q = new URLSearchParams({ limit: String(PAGE), offset: String(page * PAGE) });
       if (order) q.set('order', `${order.column}.${order.ascending ? 'asc' : 'desc'}`);
-      const res = await api.get<{ rows: Row[]; total: number }>(
+      const res = await api.get<RowsPage>(
         `/tables/${encodeURIComponent(schema)}/${encodeURIComponent(name)}/rows?${q}`,
       );
       return res.error

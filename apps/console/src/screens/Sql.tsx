@@ -1,27 +1,15 @@
 import { useQueryClient } from '@app/backend-react';
+import type {
+  ApiError,
+  SqlError,
+  SqlFailure,
+  SqlResponse,
+  SqlResult,
+} from '@app/backend-server/console-api';
 import { type KeyboardEvent, useState } from 'react';
 import { ErrorText } from '../components/ErrorText';
 import { useConsole } from '../lib/context';
 import { cellText } from '../lib/values';
-
-interface SqlResult {
-  command: string;
-  columns: string[];
-  rows: unknown[][];
-  rowCount: number;
-  truncated: boolean;
-}
-
-interface SqlError {
-  message: string;
-  code: string | null;
-  detail: string | null;
-  hint: string | null;
-  position: number | null;
-  line: number | null;
-  column: number | null;
-  statement: number;
-}
 
 const HISTORY_KEY = 'backend-console-sql-history';
 const HISTORY_SIZE = 50;
@@ -49,12 +37,10 @@ export default function Sql() {
   const run = async () => {
     setRunning(true);
     setFailure(null);
-    const res = await api.exchange<{
-      results?: SqlResult[];
-      error?: SqlError;
-      durationMs?: number;
-      message?: string;
-    }>('POST', '/sql', { query: script });
+    // 200 with results, 400 with the failed statement's error, or an error message.
+    const res = await api.exchange<Partial<SqlResponse & SqlFailure & ApiError>>('POST', '/sql', {
+      query: script,
+    });
     setRunning(false);
     if (res.error) {
       setFailure(res.error.message);

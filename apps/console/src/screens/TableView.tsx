@@ -1,31 +1,9 @@
 import { useBackendMutation, useBackendQuery, useQueryClient } from '@app/backend-react';
+import type { TableResponse } from '@app/backend-server/console-api';
 import { useState } from 'react';
 import { ErrorText } from '../components/ErrorText';
 import { useConsole } from '../lib/context';
-import type { Column } from '../lib/values';
 import { Rows } from './Rows';
-
-export interface TableDetail {
-  schema: string;
-  name: string;
-  kind: string;
-  rls: boolean;
-  forceRls: boolean;
-  exposed: boolean;
-  columns: Column[];
-  primaryKey: string[];
-  indexes: { name: string; definition: string; primary: boolean; unique: boolean }[];
-  constraints: { name: string; type: string; definition: string }[];
-  policies: {
-    name: string;
-    command: string;
-    permissive: boolean;
-    roles: string[];
-    using: string | null;
-    check: string | null;
-  }[];
-  triggers: { name: string; definition: string; enabled: boolean }[];
-}
 
 const TABS = ['Rows', 'Structure', 'Policies'] as const;
 
@@ -34,7 +12,7 @@ export function TableView({ schema, table }: { schema: string; table: string }) 
   const [tab, setTab] = useState<(typeof TABS)[number]>('Rows');
   const key = ['table', schema, table];
   const detail = useBackendQuery(key, () =>
-    api.get<TableDetail>(`/tables/${encodeURIComponent(schema)}/${encodeURIComponent(table)}`),
+    api.get<TableResponse>(`/tables/${encodeURIComponent(schema)}/${encodeURIComponent(table)}`),
   );
   const d = detail.data;
   return (
@@ -58,7 +36,7 @@ export function TableView({ schema, table }: { schema: string; table: string }) 
   );
 }
 
-function Structure({ detail }: { detail: TableDetail }) {
+function Structure({ detail }: { detail: TableResponse }) {
   return (
     <>
       <table className="grid">
@@ -100,7 +78,7 @@ function Structure({ detail }: { detail: TableDetail }) {
   );
 }
 
-function Policies({ detail, queryKey }: { detail: TableDetail; queryKey: string[] }) {
+function Policies({ detail, queryKey }: { detail: TableResponse; queryKey: string[] }) {
   const { api } = useConsole();
   const queryClient = useQueryClient();
   const toggle = useBackendMutation(

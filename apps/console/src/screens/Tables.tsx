@@ -1,25 +1,16 @@
 import { useBackendQuery } from '@app/backend-react';
+import type { TableList } from '@app/backend-server/console-api';
 import { ErrorText } from '../components/ErrorText';
 import { useConsole } from '../lib/context';
 import { Link, navigate } from '../lib/router';
 import { TableView } from './TableView';
-
-export interface TableSummary {
-  schema: string;
-  name: string;
-  kind: string;
-  rls: boolean;
-  estimate: number;
-}
 
 /** Schemas and their tables; the chosen table's rows, structure and policies. */
 export default function Tables({ path }: { path: string }) {
   const { api } = useConsole();
   const [schemaPart, tablePart] = path.split('/');
   const schema = schemaPart || 'public';
-  const list = useBackendQuery(['tables'], () =>
-    api.get<{ schemas: string[]; tables: TableSummary[] }>('/tables'),
-  );
+  const list = useBackendQuery(['tables'], () => api.get<TableList>('/tables'));
   const tables = list.data?.tables.filter((t) => t.schema === schema) ?? [];
   return (
     <div className="split">

@@ -1,21 +1,12 @@
 import { useBackendMutation, useBackendQuery } from '@app/backend-react';
 import type { User } from '@app/backend-sdk';
+import type { AuthSessionRow } from '@app/backend-server/console-api';
 import { useState } from 'react';
 import { ErrorText } from '../components/ErrorText';
 import { settled } from '../lib/api';
 import { useConsole } from '../lib/context';
 import { when } from '../lib/format';
 import { userState } from './Auth';
-
-interface SessionRow {
-  id: string;
-  created_at: string;
-  updated_at: string | null;
-  refreshed_at: string | null;
-  user_agent: string | null;
-  ip: string | null;
-  aal: string | null;
-}
 
 const REDIRECT_KEY = 'backend-console-sign-in-redirect';
 
@@ -73,7 +64,7 @@ export function UserPanel({ user, onDeleted }: { user: User; onDeleted(): void }
     },
   );
   const sessions = useBackendQuery(['sessions', user.id], () =>
-    api.get<SessionRow[]>(`/auth/users/${user.id}/sessions`),
+    api.get<AuthSessionRow[]>(`/auth/users/${user.id}/sessions`),
   );
   const revoke = useBackendMutation((id: string) => api.delete(`/auth/sessions/${id}`), {
     invalidates: [['sessions', user.id]],

@@ -1,8 +1,25 @@
 import { type Context, Hono } from 'hono';
-import { devToolsFor, type LogEntry } from '../logs/index';
+import { devToolsFor } from '../logs/index';
 import { outboxFor } from '../mail/index';
 import type { AppEnv, ServerContext } from '../service';
 import { smsOutboxFor } from '../sms/index';
+import type {
+  ApiError,
+  AuthSessionRow,
+  ConsoleSession,
+  ConsoleSettings,
+  LogBatch,
+  LogsResponse,
+  Mail,
+  RealtimeSnapshot,
+  RlsResponse,
+  RowsPage,
+  Sms,
+  SqlFailure,
+  SqlResponse,
+  TableList,
+  TableResponse,
+} from './api-types';
 import { listTables, readRows, setRls, tableDetail } from './catalog';
 import { runSql } from './sql';
 
@@ -20,7 +37,8 @@ async function jsonBody(c: Context<AppEnv>): Promise<Record<string, unknown> | n
   }
 }
 
-const badRequest = (c: Context<AppEnv>, message: string) => c.json({ message }, 400);
+const badRequest = (c: Context<AppEnv>, message: string) =>
+  c.json({ message } satisfies ApiError, 400);
 
 /** An SMTP URL without its password. */
 function withoutPassword(url: string | null): string | null {
@@ -35,7 +53,7 @@ function withoutPassword(url: string | null): string | null {
 }
 
 /** The settings in force that the console shows (no secrets but the project's keys). */
-function settings(ctx: ServerContext) {
+function settings(ctx: ServerContext): ConsoleSettings {
   const { config } = ctx;
   const { smtpUrl, ...auth } = config.auth;
   return {
@@ -71,7 +89,7 @@ export function consoleApi(ctx: ServerContext): { routes: Hono<AppEnv>; close():
       serviceRoleKey: config.serviceRoleKey,
       exposedSchemas: config.rest.schemas,
       settings: settings(ctx),
-    }),
+    } satisfies ConsoleSession),
   );
 
   api.post('/sql', async (c) => {
@@ -81,23 +99,28 @@ export function consoleApi(ctx: ServerContext): { routes: Hono<AppEnv>; close():
     if (Buffer.byteLength(query) > MAX_SCRIPT) return badRequest(c, 'The script is over 1 MB.');
     const outcome = await runSql(db, query);
     return outcome.ok
-      ? c.json({ results: outcome.results, durationMs: outcome.durationMs })
-      : c.json({ error: outcome.error, durationMs: outcome.durationMs }, 400);
+      ? c.json({ results: outcome.results, durationMs: outcome.durationMs } satisfies SqlResponse)
+      : c.json({ error: outcome.error, durationMs: outcome.durationMs } satisfies SqlFailure, 400);
   });
 
-  api.get('/tables', async (c) => c.json(await listTables(db)));
+  api.get('/tables', async (c) => c.json((await listTables(db)) satisfies TableList));
 
   api.get('/tables/:schema/:table', async (c) => {
     const detail = await tableDetail(db, c.req.param('schema'), c.req.param('table'));
-    if (!detail) return c.json({ message: 'No such table' }, 404);
-    return c.json({ ...detail, exposed: config.rest.schemas.includes(detail.schema) });
+    if (!detail) return c.json({ message: 'No such table' } satisfies ApiError, 404);
+    return c.json({
+      ...detail,
+      exposed: config.rest.schemas.includes(detail.schema),
+    } satisfies TableResponse);
   });
 
   api.post('/tables/:schema/:table/rls', async (c) => {
     const body = await jsonBody(c);
     if (typeof body?.enabled !== 'boolean') return badRequest(c, 'Send {"enabled": true|false}.');
     const done = await setRls(db, c.req.param('schema'), c.req.param('table'), body.enabled);
-    return done ? c.json({ enabled: body.enabled }) : c.json({ message: 'No such table' }, 404);
+    return done
+      ? c.json({ enabled: body.enabled } satisfies RlsResponse)
+      : c.json({ message: 'No such table' } satisfies ApiError, 404);
   });
 
   api.get('/tables/:schema/:table/rows', async (c) => {
@@ -110,18 +133,20 @@ export function consoleApi(ctx: ServerContext): { routes: Hono<AppEnv>; close():
       order: order || null,
       ascending: direction !== 'desc',
     });
-    return page ? c.json(page) : c.json({ message: 'No such table' }, 404);
+    return page
+      ? c.json(page satisfies RowsPage)
+      : c.json({ message: 'No such table' } satisfies ApiError, 404);
   });
 
   const outbox = outboxFor(config, ctx.log);
-  api.get('/mail', (c) => c.json(outbox.list()));
+  api.get('/mail', (c) => c.json(outbox.list() satisfies Mail[]));
   api.delete('/mail', (c) => {
     outbox.clear();
     return c.body(null, 204);
   });
 
   const sms = smsOutboxFor(config, ctx.log);
-  api.get('/sms', (c) => c.json(sms.list()));
+  api.get('/sms', (c) => c.json(sms.list() satisfies Sms[]));
   api.delete('/sms', (c) => {
     sms.clear();
     return c.body(null, 204);
@@ -130,23 +155,27 @@ export function consoleApi(ctx: ServerContext): { routes: Hono<AppEnv>; close():
   api.get('/auth/users/:id/sessions', async (c) => {
     const id = c.req.param('id');
     if (!/^[0-9a-f-]{36}$/i.test(id)) return badRequest(c, 'Not a user id.');
-    const { rows } = await db.query(
+    const { rows } = await db.query<AuthSessionRow>(
       `select id, created_at, updated_at, refreshed_at::text, user_agent, ip::text as ip,
               aal::text as aal, not_after
          from auth.sessions where user_id = $1 order by created_at desc`,
       [id],
     );
-    return c.json(rows);
+    return c.json(rows satisfies AuthSessionRow[]);
   });
 
   api.delete('/auth/sessions/:id', async (c) => {
     const id = c.req.param('id');
     if (!/^[0-9a-f-]{36}$/i.test(id)) return badRequest(c, 'Not a session id.');
     const { affectedRows } = await db.query('delete from auth.sessions where id = $1', [id]);
-    return affectedRows > 0 ? c.body(null, 204) : c.json({ message: 'No such session' }, 404);
+    return affectedRows > 0
+      ? c.body(null, 204)
+      : c.json({ message: 'No such session' } satisfies ApiError, 404);
   });
 
-  api.get('/realtime', (c) => c.json(tools.realtime?.() ?? { connections: [], channels: [] }));
+  api.get('/realtime', (c) =>
+    c.json((tools.realtime?.() ?? { connections: [], channels: [] }) satisfies RealtimeSnapshot),
+  );
 
   api.get('/logs', (c) => {
     const after = Number(c.req.query('after') ?? 0) || 0;
@@ -154,7 +183,7 @@ export function consoleApi(ctx: ServerContext): { routes: Hono<AppEnv>; close():
       entries: tools.log.since(after),
       lastSeq: tools.log.lastSeq,
       capacity: tools.log.capacity,
-    });
+    } satisfies LogsResponse);
   });
 
   // Live log: newline-delimited JSON, one line per batch (an array of entries), every 100 ms
@@ -162,7 +191,7 @@ export function consoleApi(ctx: ServerContext): { routes: Hono<AppEnv>; close():
   api.get('/logs/stream', (c) => {
     const after = Number(c.req.query('after') ?? 0) || 0;
     const encoder = new TextEncoder();
-    let pending: LogEntry[] = tools.log.since(after);
+    let pending: LogBatch = tools.log.since(after);
     let stop = () => {};
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
@@ -210,7 +239,7 @@ export function consoleApi(ctx: ServerContext): { routes: Hono<AppEnv>; close():
     return c.body(null, 204);
   });
 
-  api.notFound((c) => c.json({ message: 'No such console API' }, 404));
+  api.notFound((c) => c.json({ message: 'No such console API' } satisfies ApiError, 404));
   return {
     routes: api,
     close() {

@@ -1,51 +1,6 @@
 import type { Database } from '../db/index';
 import { ident } from '../rest/sql/params';
-
-/** A table (or view) in the console's list. */
-export interface TableSummary {
-  schema: string;
-  name: string;
-  /** `table`, `view`, `materialized view`, `partitioned table`, `foreign table`. */
-  kind: string;
-  rls: boolean;
-  /** The planner's row estimate (-1 when never analysed). */
-  estimate: number;
-}
-
-export interface ColumnInfo {
-  name: string;
-  /** The type as SQL writes it (`timestamp with time zone`, `text[]`, `character varying(20)`). */
-  type: string;
-  /** The type's name (`timestamptz`, `_text`, `varchar`, an enum's name). */
-  udt: string;
-  /** Postgres type category: B boolean, N numeric, S string, D date/time, U user (uuid, json…), A array, E enum. */
-  category: string;
-  nullable: boolean;
-  default: string | null;
-  /** `always`, `by default` or null. */
-  identity: string | null;
-  /** True for a generated (computed) column: it is never written. */
-  generated: boolean;
-  /** The labels of an enum column. */
-  enumValues: string[] | null;
-}
-
-export interface TableDetail extends TableSummary {
-  forceRls: boolean;
-  columns: ColumnInfo[];
-  primaryKey: string[];
-  indexes: { name: string; definition: string; primary: boolean; unique: boolean }[];
-  constraints: { name: string; type: string; definition: string }[];
-  policies: {
-    name: string;
-    command: string;
-    permissive: boolean;
-    roles: string[];
-    using: string | null;
-    check: string | null;
-  }[];
-  triggers: { name: string; definition: string; enabled: boolean }[];
-}
+import type { RowsPage, TableDetail, TableList } from './api-types';
 
 const KINDS: Record<string, string> = {
   r: 'table',
@@ -59,9 +14,7 @@ const KINDS: Record<string, string> = {
 const SYSTEM = `n.nspname not in ('pg_catalog', 'information_schema', 'pg_toast') and n.nspname not like 'pg\\_%'`;
 
 /** Every schema (with no table too) and every table, view and materialized view. */
-export async function listTables(
-  db: Database,
-): Promise<{ schemas: string[]; tables: TableSummary[] }> {
+export async function listTables(db: Database): Promise<TableList> {
   const schemas = await db.query<{ name: string }>(
     `select n.nspname as name from pg_namespace n where ${SYSTEM} order by 1`,
   );
@@ -236,7 +189,7 @@ export async function readRows(
   schema: string,
   table: string,
   options: { limit: number; offset: number; order: string | null; ascending: boolean },
-): Promise<{ columns: string[]; rows: Record<string, unknown>[]; total: number } | null> {
+): Promise<RowsPage | null> {
   const detail = await tableDetail(db, schema, table);
   if (!detail) return null;
   const names = detail.columns.map((c) => c.name);

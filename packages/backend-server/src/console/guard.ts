@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { ServerConfig } from '../config';
 import type { AppEnv } from '../service';
+import type { ApiError } from './api-types';
 
 /** The header that carries the console's secret on every console API request. */
 export const TOKEN_HEADER = 'x-console-token';
@@ -46,7 +47,7 @@ export function sameSecret(given: string | undefined | null, expected: string): 
 }
 
 const deny = (c: Context<AppEnv>, status: 401 | 403, message: string) =>
-  c.json({ message }, status, { 'cache-control': 'no-store' });
+  c.json({ message } satisfies ApiError, status, { 'cache-control': 'no-store' });
 
 /**
  * Checks every request to `/_console/*`:

@@ -3,6 +3,7 @@ import { type Context, Hono } from 'hono';
 import type { ServerConfig } from '../config';
 import type { AppEnv, ServiceModule } from '../service';
 import { consoleApi } from './api';
+import type { ApiError, LoginResponse } from './api-types';
 import { findConsoleAssets, serveAsset } from './assets';
 import { consoleRefusal, LoginThrottle, originGuard, sameSecret, tokenGuard } from './guard';
 
@@ -48,7 +49,7 @@ export const consoleService: ServiceModule = {
     const routes = new Hono<AppEnv>();
     const refusal = consoleRefusal(config);
     if (refusal) {
-      routes.all('*', (c) => c.json({ message: refusal }, 403));
+      routes.all('*', (c) => c.json({ message: refusal } satisfies ApiError, 403));
       return { routes };
     }
     const assets = findConsoleAssets(config.console.assetsDir);
@@ -60,20 +61,27 @@ export const consoleService: ServiceModule = {
       const password = config.console.password;
       if (!password) {
         return c.json(
-          { message: 'No console password is set: use the link printed at start.' },
+          {
+            message: 'No console password is set: use the link printed at start.',
+          } satisfies ApiError,
           404,
         );
       }
       const address = clientAddress(c);
       if (throttle.blocked(address)) {
-        return c.json({ message: 'Too many wrong passwords: wait a minute.' }, 429);
+        return c.json(
+          { message: 'Too many wrong passwords: wait a minute.' } satisfies ApiError,
+          429,
+        );
       }
       const body = (await c.req.json().catch(() => null)) as { password?: unknown } | null;
       if (!sameSecret(typeof body?.password === 'string' ? body.password : null, password)) {
         throttle.fail(address);
-        return c.json({ message: 'Wrong password' }, 401);
+        return c.json({ message: 'Wrong password' } satisfies ApiError, 401);
       }
-      return c.json({ token: config.console.token }, 200, { 'cache-control': 'no-store' });
+      return c.json({ token: config.console.token } satisfies LoginResponse, 200, {
+        'cache-control': 'no-store',
+      });
     });
     routes.use('/api/*', tokenGuard(config));
     routes.route('/api', api.routes);

@@ -1,4 +1,5 @@
 import type { Database, QueryResult } from '../db/index';
+import type { SqlError, SqlFailure, SqlResponse, SqlResult } from './api-types';
 import { type ScriptStatement, splitStatements } from './split';
 
 /** Rows of one result sent to the console; the count says how many there were. */
@@ -8,36 +9,7 @@ export const MAX_ROWS = 1000;
 const OUTSIDE_TRANSACTION =
   /^(vacuum|create\s+database|drop\s+database|alter\s+system|create\s+(unique\s+)?index\s+concurrently|drop\s+index\s+concurrently|reindex\s+.*concurrently|cluster)\b/i;
 
-/** The result of one statement. */
-export interface SqlResult {
-  /** The statement's first word, upper case (`SELECT`, `INSERT`, `CREATE`, …). */
-  command: string;
-  columns: string[];
-  /** At most {@link MAX_ROWS} rows, each an array in column order. */
-  rows: unknown[][];
-  /** Rows returned or affected. */
-  rowCount: number;
-  truncated: boolean;
-}
-
-/** A failed statement, with the place in the whole script where Postgres found the error. */
-export interface SqlError {
-  message: string;
-  code: string | null;
-  detail: string | null;
-  hint: string | null;
-  /** 1-based character position in the script, when Postgres gave one. */
-  position: number | null;
-  /** 1-based line and column of `position`. */
-  line: number | null;
-  column: number | null;
-  /** Index of the statement that failed. */
-  statement: number;
-}
-
-export type SqlOutcome =
-  | { ok: true; results: SqlResult[]; durationMs: number }
-  | { ok: false; error: SqlError; durationMs: number };
+export type SqlOutcome = ({ ok: true } & SqlResponse) | ({ ok: false } & SqlFailure);
 
 function toResult(statement: ScriptStatement, result: QueryResult): SqlResult {
   const columns = result.fields.map((f) => f.name);

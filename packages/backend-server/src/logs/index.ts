@@ -1,4 +1,5 @@
 import type { ServerConfig } from '../config';
+import type { RealtimeSnapshot } from '../console/api-types';
 import { LiveLog } from './log';
 
 export {
@@ -9,23 +10,6 @@ export {
   type NewLogEntry,
 } from './log';
 export { requestLog } from './request-log';
-
-/** A snapshot of the realtime service for the console: sockets, channels and presence. */
-export interface RealtimeSnapshot {
-  connections: {
-    id: string;
-    role: string | null;
-    user: string | null;
-    connectedAt: number;
-    channels: string[];
-  }[];
-  channels: {
-    topic: string;
-    private: boolean;
-    members: number;
-    presence: Record<string, Record<string, unknown>[]>;
-  }[];
-}
 
 /**
  * What the services of one running server expose to its console: the live log (requests,

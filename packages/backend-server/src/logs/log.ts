@@ -1,32 +1,6 @@
-/** What produced a log entry. */
-export type LogKind = 'request' | 'function' | 'realtime';
+import type { LogEntry } from '../console/api-types';
 
-/** One entry of the server's live log (what the console's Logs screen shows). */
-export interface LogEntry {
-  /** Increasing number of the entry in this server's life (1, 2, …). */
-  seq: number;
-  /** Epoch milliseconds. */
-  time: number;
-  kind: LogKind;
-  /** Requests: HTTP method. */
-  method?: string;
-  /** Requests: path (no query string). */
-  path?: string;
-  /** Requests: response status. */
-  status?: number;
-  /** Requests: milliseconds until the response headers. */
-  durationMs?: number;
-  /** Requests, realtime: the role of the caller's token (`anon`, `authenticated`, …). */
-  role?: string | null;
-  /** Requests, realtime: the caller's user id (`sub`), when signed in. */
-  user?: string | null;
-  /** Functions: the function's name; realtime: the channel topic. */
-  source?: string;
-  /** Functions: `out` or `err`; realtime: `connect`, `disconnect`, `join`, `leave`. */
-  level?: string;
-  /** Functions and realtime: the text. */
-  message?: string;
-}
+export type { LogEntry, LogKind } from '../console/api-types';
 
 export type NewLogEntry = Omit<LogEntry, 'seq' | 'time'> & { time?: number };
 

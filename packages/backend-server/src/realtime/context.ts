@@ -1,6 +1,6 @@
 import type { ServerConfig } from '../config';
+import type { RealtimeSnapshot } from '../console/api-types';
 import type { Database } from '../db/index';
-import type { RealtimeSnapshot } from '../logs/index';
 import type { ChangeFeed } from './changes';
 import type { Hub } from './hub';
 

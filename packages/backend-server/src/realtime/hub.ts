@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { RealtimeSnapshot } from '../console/api-types';
 import {
   encode,
   encodeUserBroadcast,
@@ -81,12 +82,7 @@ export class Hub {
   }
 
   /** Every room: its topic, members and presence (the console's Realtime screen). */
-  snapshot(): {
-    topic: string;
-    private: boolean;
-    members: number;
-    presence: Record<string, Record<string, unknown>[]>;
-  }[] {
+  snapshot(): RealtimeSnapshot['channels'] {
     return [...this.rooms.entries()].map(([key, room]) => {
       const presence: Record<string, Record<string, unknown>[]> = {};
       for (const [presenceKey, entries] of room.presence) {

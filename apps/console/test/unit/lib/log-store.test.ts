@@ -1,5 +1,6 @@
+import type { LogEntry } from '@app/backend-server/console-api';
 import { describe, expect, it } from 'vitest';
-import { type LogEntry, LogStore, matches, takeLines } from '../../../src/lib/log-store';
+import { LogStore, matches, takeLines } from '../../../src/lib/log-store';
 
 const entry = (seq: number, over: Partial<LogEntry> = {}): LogEntry => ({
   seq,

@@ -1,14 +1,8 @@
+import type { ColumnInfo } from '@app/backend-server/console-api';
 import { describe, expect, it } from 'vitest';
-import {
-  type Column,
-  cellText,
-  fromText,
-  inputKind,
-  readOnly,
-  toText,
-} from '../../../src/lib/values';
+import { cellText, fromText, inputKind, readOnly, toText } from '../../../src/lib/values';
 
-const column = (over: Partial<Column>): Column => ({
+const column = (over: Partial<ColumnInfo>): ColumnInfo => ({
   name: 'c',
   type: 'text',
   udt: 'text',
