@@ -6,6 +6,8 @@ import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { Hono } from 'hono';
 import { SignJWT } from 'jose';
 import WebSocket from 'ws';
+import { TOKEN_HEADER } from '../../src/console/index';
+import type { LogEntry } from '../../src/logs/index';
 import type { RunningServer } from '../../src/server';
 import type { AppEnv, ServiceModule } from '../../src/service';
 
@@ -75,4 +77,32 @@ export function client(
     realtime: { transport: WebSocket as never },
     global: { headers },
   });
+}
+
+/**
+ * What the runtime and the function `name` reported so far (its console output, and why its
+ * worker was stopped), from the server's live log through the console API.
+ */
+export async function functionLog(server: RunningServer, name: string): Promise<string[]> {
+  const token = new URL(server.consoleUrl ?? '').hash.replace('#token=', '');
+  const res = await fetch(`${server.url}/_console/api/logs`, {
+    headers: { [TOKEN_HEADER]: token },
+  });
+  const { entries } = (await res.json()) as { entries: LogEntry[] };
+  return entries
+    .filter((e) => e.kind === 'function' && e.source === name)
+    .map((e) => e.message ?? '');
+}
+
+/**
+ * Starts a timer of `ms` and tells whether it has fired. Started before a request, it orders
+ * the request's outcome against a server-side limit of the same length: the server (in this
+ * process, on this event loop) starts counting later, so reaches its limit later.
+ */
+export function startTimer(ms: number): () => boolean {
+  let fired = false;
+  setTimeout(() => {
+    fired = true;
+  }, ms);
+  return () => fired;
 }

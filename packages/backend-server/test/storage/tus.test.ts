@@ -171,13 +171,17 @@ describe(`tus resumable uploads (${databaseKind()})`, () => {
     expect(await noVersion.text()).toBe('Tus-Resumable Required\n');
 
     const name = `${alice.id}/tus/protocol.txt`;
+    const asked = Date.now();
     const created = await create(alice, name, 10);
+    const answered = Date.now();
     expect(created.status).toBe(201);
     const url = created.headers.get('location') ?? '';
     expect(url.startsWith(`${endpoint()}/`)).toBe(true);
+    // 24 hours after the upload was created, between these (an HTTP date: whole seconds).
     const expires = Date.parse(created.headers.get('upload-expires') ?? '');
-    expect(expires - Date.now()).toBeGreaterThan(23 * 3600 * 1000);
-    expect(expires - Date.now()).toBeLessThanOrEqual(24 * 3600 * 1000);
+    const day = 24 * 3600 * 1000;
+    expect(expires).toBeGreaterThanOrEqual(Math.floor((asked + day) / 1000) * 1000);
+    expect(expires).toBeLessThanOrEqual(answered + day);
     const head = await fetch(url, { method: 'HEAD', headers: { 'tus-resumable': '1.0.0' } });
     expect(head.status).toBe(200);
     expect(head.headers.get('upload-offset')).toBe('0');

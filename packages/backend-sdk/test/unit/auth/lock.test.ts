@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { type LockManagerLike, memoryLock, webLock, webMarks } from '../../../src/auth/lock';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -18,13 +18,25 @@ describe('memoryLock', () => {
   });
 
   it('never deadlocks: a holder that hangs is overtaken after the timeout', async () => {
-    let release = () => {};
-    const hung = memoryLock('m2', 50, () => new Promise<void>((r) => (release = r)));
-    const started = Date.now();
-    expect(await memoryLock('m2', 50, async () => 'stolen')).toBe('stolen');
-    expect(Date.now() - started).toBeGreaterThanOrEqual(45);
-    release();
-    await hung;
+    vi.useFakeTimers();
+    try {
+      let release = () => {};
+      const hung = memoryLock('m2', 50, () => new Promise<void>((r) => (release = r)));
+      let ran = false;
+      const stolen = memoryLock('m2', 50, async () => {
+        ran = true;
+        return 'stolen';
+      });
+      await vi.advanceTimersByTimeAsync(49);
+      expect(ran).toBe(false); // still waiting for the hung holder
+      await vi.advanceTimersByTimeAsync(1);
+      expect(ran).toBe(true);
+      expect(await stolen).toBe('stolen');
+      release();
+      await hung;
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('releases after a failing holder', async () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { banUntil } from '../../../src/auth/routes/admin-users';
 import { mergeMetadata } from '../../../src/auth/users';
 
@@ -15,11 +15,15 @@ describe('mergeMetadata', () => {
 
 describe('banUntil', () => {
   it('reads Go durations and "none"', () => {
-    const now = Date.now();
-    const until = Date.parse(banUntil('1h30m') ?? '');
-    expect(until - now).toBeGreaterThanOrEqual(90 * 60_000 - 1_000);
-    expect(until - now).toBeLessThanOrEqual(90 * 60_000 + 1_000);
-    expect(banUntil('none')).toBeNull();
+    const now = Date.parse('2026-01-02T03:04:05.678Z');
+    vi.useFakeTimers({ now });
+    try {
+      expect(banUntil('1h30m')).toBe('2026-01-02T04:34:05.678Z');
+      expect(banUntil('1.5s')).toBe('2026-01-02T03:04:07.178Z');
+      expect(banUntil('none')).toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('refuses anything else with validation_failed', () => {
