@@ -6,6 +6,7 @@ import {
   type RequestContext,
   type Transaction,
 } from '../db/index';
+import { quoteIdent } from '../db/quote';
 import type { Principal } from './auth';
 import { RestError } from './errors';
 import type { MediaType } from './http/media';
@@ -83,9 +84,7 @@ export function requestContext(rt: Runtime, req: RestRequest): RequestContext {
     method: req.method,
     path: req.path,
     headers: req.headers,
-    searchPath: searchPathOf(rt, req)
-      .map((s) => `"${s.replace(/"/g, '""')}"`)
-      .join(', '),
+    searchPath: searchPathOf(rt, req).map(quoteIdent).join(', '),
   };
 }
 

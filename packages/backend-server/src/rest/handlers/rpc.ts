@@ -1,3 +1,4 @@
+import { arrayLiteral, quoteIdent, quoteQualified } from '../../db/quote';
 import {
   buildContext,
   contentRange,
@@ -11,7 +12,7 @@ import { parseQuery } from '../parse/query';
 import { findFunction, type RpcBody } from '../schema/routines';
 import type { DbFunction } from '../schema/types';
 import { qualified } from '../schema/types';
-import { ident, type Params, pgArray, qname } from '../sql/params';
+import type { Params } from '../sql/params';
 import { cteSource } from '../sql/read';
 import { wrapStatement } from '../sql/statement';
 import { checkMaxAffected, runRead } from './read';
@@ -76,14 +77,14 @@ const argKeys = (args: CallArgs): Set<string> =>
 /** The value of one named argument, as text cast to the parameter's type. */
 function directArg(params: Params, value: string | string[], variadic: boolean, type: string) {
   const values = Array.isArray(value) ? value : [value];
-  if (variadic) return `${params.add(pgArray(values))}::${type}`;
+  if (variadic) return `${params.add(arrayLiteral(values))}::${type}`;
   // Repeated non-variadic parameters: the last one counts.
   return `${params.add(values[values.length - 1] as string)}::text::${type}`;
 }
 
 /** `FROM …` producing the call's rows: `pgrst_call` (a composite row or `pgrst_scalar`). */
 function callFrom(fn: DbFunction, args: CallArgs, params: Params, scalar: boolean): string {
-  const name = qname(fn.schema, fn.name);
+  const name = quoteQualified(fn.schema, fn.name);
   const wrap = (call: string) =>
     scalar ? `(SELECT ${call} AS pgrst_scalar) AS pgrst_call` : `${call} AS pgrst_call`;
   const single = fn.args.length === 1 && fn.args[0]?.name === '' ? fn.args[0] : null;
@@ -104,14 +105,15 @@ function callFrom(fn: DbFunction, args: CallArgs, params: Params, scalar: boolea
   if (args.kind === 'direct') {
     const list = given.map(
       (a) =>
-        `${a.variadic ? 'VARIADIC ' : ''}${ident(a.name)} := ${directArg(params, args.values.get(a.name) as string, a.variadic, a.castType)}`,
+        `${a.variadic ? 'VARIADIC ' : ''}${quoteIdent(a.name)} := ${directArg(params, args.values.get(a.name) as string, a.variadic, a.castType)}`,
     );
     return `FROM ${wrap(`${name}(${list.join(', ')})`)}`;
   }
   const body = args.kind === 'json' ? args.text : null;
-  const defs = given.map((a) => `${ident(a.name)} ${a.castType}`).join(', ');
+  const defs = given.map((a) => `${quoteIdent(a.name)} ${a.castType}`).join(', ');
   const list = given.map(
-    (a) => `${a.variadic ? 'VARIADIC ' : ''}${ident(a.name)} := pgrst_body.${ident(a.name)}`,
+    (a) =>
+      `${a.variadic ? 'VARIADIC ' : ''}${quoteIdent(a.name)} := pgrst_body.${quoteIdent(a.name)}`,
   );
   return `FROM json_to_record(${body === null ? 'NULL' : params.add(body)}::text::json) AS pgrst_body(${defs}), LATERAL ${wrap(`${name}(${list.join(', ')})`)}`;
 }

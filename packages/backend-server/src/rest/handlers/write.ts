@@ -1,3 +1,4 @@
+import { quoteIdent, quoteLiteral, quoteQualified } from '../../db/quote';
 import {
   buildContext,
   checkLevelsUsed,
@@ -13,7 +14,6 @@ import { parsePayload, payloadRows } from '../http/payload';
 import { emptyLevel, type ParsedQuery } from '../parse/ast';
 import { parseQuery } from '../parse/query';
 import type { Table } from '../schema/types';
-import { ident, qname } from '../sql/params';
 import { type BuildContext, buildLevel, cteSource, renderLevel } from '../sql/read';
 import { wrapStatement } from '../sql/statement';
 import { limitedWhere, rootWhere } from '../sql/where';
@@ -144,11 +144,10 @@ function insertSql(
   columns: string[],
   conflict: { target: string[]; merge: boolean } | null,
 ): MutationSql {
-  const target = ident('pgrst_target');
-  const into = `INSERT INTO ${qname(table.schema, table.name)} AS ${target}`;
-  const rowType = `NULL::${qname(table.schema, table.name)}`;
-  const sqlLiteral = (text: string) => `'${text.replace(/'/g, "''")}'`;
-  const cols = columns.map(ident).join(', ');
+  const target = quoteIdent('pgrst_target');
+  const into = `INSERT INTO ${quoteQualified(table.schema, table.name)} AS ${target}`;
+  const rowType = `NULL::${quoteQualified(table.schema, table.name)}`;
+  const cols = columns.map(quoteIdent).join(', ');
   let statement: string;
   if (columns.length === 0) {
     statement = `${into} SELECT FROM json_array_elements(${ctx.params.add(JSON.stringify(rows))}::text::json)`;
@@ -158,9 +157,9 @@ function insertSql(
     // its own values replace them.
     const defaults = columns.flatMap((c) => {
       const d = table.columnMap.get(c)?.default;
-      return d ? [`${sqlLiteral(c)}, ${d}`] : [];
+      return d ? [`${quoteLiteral(c)}, ${d}`] : [];
     });
-    const defs = columns.map((c) => `${ident(c)} ${table.columnMap.get(c)?.type ?? 'text'}`);
+    const defs = columns.map((c) => `${quoteIdent(c)} ${table.columnMap.get(c)?.type ?? 'text'}`);
     const p = ctx.params.add(JSON.stringify(rows));
     statement = `${into} (${cols}) SELECT ${cols} FROM jsonb_to_recordset((SELECT jsonb_agg(jsonb_build_object(${defaults.join(', ')}) || pgrst_elem) FROM jsonb_array_elements(${p}::text::jsonb) AS pgrst_elem)) AS pgrst_body(${defs.join(', ')})`;
   } else {
@@ -168,8 +167,8 @@ function insertSql(
     statement = `${into} (${cols}) SELECT ${cols} FROM json_populate_recordset(${rowType}, ${p}::text::json)`;
   }
   if (conflict) {
-    const on = conflict.target.map(ident).join(', ');
-    const updates = columns.map((c) => `${ident(c)} = EXCLUDED.${ident(c)}`);
+    const on = conflict.target.map(quoteIdent).join(', ');
+    const updates = columns.map((c) => `${quoteIdent(c)} = EXCLUDED.${quoteIdent(c)}`);
     statement +=
       conflict.merge && updates.length
         ? ` ON CONFLICT (${on}) DO UPDATE SET ${updates.join(', ')}`
@@ -296,8 +295,8 @@ export async function updateOrDelete(
 ): Promise<Response> {
   const parsed = parseQuery(req.pairs);
   const ctx = buildContext(rt, req, parsed);
-  const target = ident('pgrst_target');
-  const name = qname(table.schema, table.name);
+  const target = quoteIdent('pgrst_target');
+  const name = quoteQualified(table.schema, table.name);
   const where =
     limitedWhere(ctx, parsed, table, target, name) ?? rootWhere(ctx, parsed, table, target);
   const whereSql = where.length ? ` WHERE ${where.join(' AND ')}` : '';
@@ -313,10 +312,10 @@ export async function updateOrDelete(
     if (columns.length === 0) {
       // Nothing to set: an update that matches no row.
       const first = table.columns.find((c) => !c.generated && c.identity !== 'a')?.name ?? '';
-      statement = `UPDATE ${name} AS ${target} SET ${ident(first)} = ${target}.${ident(first)}${whereSql ? `${whereSql} AND FALSE` : ' WHERE FALSE'}`;
+      statement = `UPDATE ${name} AS ${target} SET ${quoteIdent(first)} = ${target}.${quoteIdent(first)}${whereSql ? `${whereSql} AND FALSE` : ' WHERE FALSE'}`;
     } else {
       const p = ctx.params.add(JSON.stringify(body));
-      const sets = columns.map((c) => `${ident(c)} = pgrst_body.${ident(c)}`).join(', ');
+      const sets = columns.map((c) => `${quoteIdent(c)} = pgrst_body.${quoteIdent(c)}`).join(', ');
       statement = `UPDATE ${name} AS ${target} SET ${sets} FROM (SELECT * FROM json_populate_record(NULL::${name}, ${p}::text::json)) AS pgrst_body${whereSql}`;
     }
   }
