@@ -110,7 +110,15 @@ async function statementFor(server: RunningServer, table: string, query: string)
     rangeHeader: null,
   } as unknown as RestRequest;
   const ctx = buildContext(rt, req, parsed);
-  return readStatement(rt, req, { ctx, parsed, source: sourceFor(ctx, t), ctes: [] }).main;
+  return readStatement(rt, req, {
+    ctx,
+    query: parsed,
+    source: sourceFor(ctx, t),
+    ctes: [],
+    range: null,
+    body: { shape: 'array', stripNulls: false },
+    maxAffected: null,
+  }).main;
 }
 
 /** 32 concurrent in-process callers of `fn` for the bench duration. */

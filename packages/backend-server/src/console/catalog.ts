@@ -1,5 +1,5 @@
 import type { Database } from '../db/index';
-import { ident } from '../rest/sql/params';
+import { quoteIdent, quoteQualified } from '../db/quote';
 import type { RowsPage, TableDetail, TableList } from './api-types';
 
 const KINDS: Record<string, string> = {
@@ -175,7 +175,7 @@ export async function setRls(
   const oid = await relation(db, schema, table);
   if (oid === null) return false;
   await db.query(
-    `alter table ${ident(schema)}.${ident(table)} ${enabled ? 'enable' : 'disable'} row level security`,
+    `alter table ${quoteQualified(schema, table)} ${enabled ? 'enable' : 'disable'} row level security`,
   );
   return true;
 }
@@ -194,13 +194,13 @@ export async function readRows(
   if (!detail) return null;
   const names = detail.columns.map((c) => c.name);
   const order = options.order && names.includes(options.order) ? options.order : null;
-  const target = `${ident(schema)}.${ident(table)}`;
+  const target = quoteQualified(schema, table);
   // Values as text (any type survives JSON); ordered by the column itself, not its text.
-  const list = names.map((n) => `t.${ident(n)}::text as ${ident(n)}`).join(', ');
+  const list = names.map((n) => `t.${quoteIdent(n)}::text as ${quoteIdent(n)}`).join(', ');
   const [page, count] = await Promise.all([
     db.query(
       `select ${list || 'null'} from ${target} as t${
-        order ? ` order by t.${ident(order)} ${options.ascending ? 'asc' : 'desc'}` : ''
+        order ? ` order by t.${quoteIdent(order)} ${options.ascending ? 'asc' : 'desc'}` : ''
       } limit $1 offset $2`,
       [options.limit, options.offset],
     ),

@@ -3,23 +3,17 @@
  * `search_path = pg_catalog`, so every name the deparse functions print is qualified).
  */
 import type { Queryable } from '../db/index';
-import {
-  appSchemaCondition,
-  ident,
-  literal,
-  PLATFORM_DATA,
-  PLATFORM_SCHEMAS,
-  qname,
-} from './scope';
+import { quoteIdent, quoteLiteral, quoteQualified } from '../db/quote';
+import { appSchemaCondition, PLATFORM_DATA, PLATFORM_SCHEMAS } from './scope';
 
 const APP = appSchemaCondition('n.nspname');
 /** Not a member of an extension (the extension creates it). */
 const notExtension = (cls: string, oid: string) =>
   `not exists (select 1 from pg_depend e where e.classid = '${cls}'::regclass and e.objid = ${oid} and e.deptype = 'e')`;
 /** A table whose rows the platform keeps for the project (see scope.ts). */
-const PLATFORM_ROWS = `(n.nspname in (${PLATFORM_DATA.schemas.map(literal).join(', ')}) or
-  (n.nspname || '.' || c.relname) in (${PLATFORM_DATA.tables.map(literal).join(', ')}))`;
-const PLATFORM = `n.nspname in (${PLATFORM_SCHEMAS.map(literal).join(', ')})`;
+const PLATFORM_ROWS = `(n.nspname in (${PLATFORM_DATA.schemas.map(quoteLiteral).join(', ')}) or
+  (n.nspname || '.' || c.relname) in (${PLATFORM_DATA.tables.map(quoteLiteral).join(', ')}))`;
+const PLATFORM = `n.nspname in (${PLATFORM_SCHEMAS.map(quoteLiteral).join(', ')})`;
 
 /** A pre-data object: created before the rows are loaded, in dependency order. */
 export interface PreObject {
@@ -56,7 +50,7 @@ export async function readPreData(q: Queryable, schemas: readonly string[]): Pro
         key: `schema:${name}`,
         rank: 0,
         oid: 0,
-        sql: `create schema if not exists ${ident(name)};`,
+        sql: `create schema if not exists ${quoteIdent(name)};`,
       });
   }
   const ext = await q.query<{ name: string; schema: string }>(
@@ -68,7 +62,7 @@ export async function readPreData(q: Queryable, schemas: readonly string[]): Pro
       key: `extension:${e.name}`,
       rank: 1,
       oid: 0,
-      sql: `create extension if not exists ${ident(e.name)} with schema ${ident(e.schema)};`,
+      sql: `create extension if not exists ${quoteIdent(e.name)} with schema ${quoteIdent(e.schema)};`,
     });
   }
 
@@ -101,12 +95,12 @@ export async function readPreData(q: Queryable, schemas: readonly string[]): Pro
     [schemas],
   );
   for (const t of types.rows) {
-    const name = qname(t.schema, t.name);
+    const name = quoteQualified(t.schema, t.name);
     let sql: string;
     if (t.kind === 'e')
-      sql = `create type ${name} as enum (${(t.labels ?? []).map(literal).join(', ')});`;
+      sql = `create type ${name} as enum (${(t.labels ?? []).map(quoteLiteral).join(', ')});`;
     else if (t.kind === 'c')
-      sql = `create type ${name} as (${(t.attrs ?? []).map((a) => `${ident(a.name)} ${a.type}`).join(', ')});`;
+      sql = `create type ${name} as (${(t.attrs ?? []).map((a) => `${quoteIdent(a.name)} ${a.type}`).join(', ')});`;
     else if (t.kind === 'r') sql = `create type ${name} as range (subtype = ${t.subtype});`;
     else {
       sql = `create domain ${name} as ${t.base}${t.def !== null ? ` default ${t.def}` : ''}${t.notnull ? ' not null' : ''}${(t.checks ?? []).map((c) => ` ${c}`).join('')};`;
@@ -140,7 +134,7 @@ export async function readPreData(q: Queryable, schemas: readonly string[]): Pro
       key: `pg_class:${s.oid}`,
       rank: 3,
       oid: int(s.oid),
-      sql: `create sequence ${qname(s.schema, s.name)} as ${s.type} increment by ${s.inc} minvalue ${s.min} maxvalue ${s.max} start with ${s.start} cache ${s.cache}${s.cycle ? ' cycle' : ''};`,
+      sql: `create sequence ${quoteQualified(s.schema, s.name)} as ${s.type} increment by ${s.inc} minvalue ${s.min} maxvalue ${s.max} start with ${s.start} cache ${s.cache}${s.cycle ? ' cycle' : ''};`,
     });
   }
 
@@ -198,7 +192,7 @@ export async function readPreData(q: Queryable, schemas: readonly string[]): Pro
     [oids],
   );
   for (const t of tables.rows) {
-    const name = qname(t.schema, t.name);
+    const name = quoteQualified(t.schema, t.name);
     const unlogged = t.persistence === 'u' ? 'unlogged ' : '';
     let sql: string;
     if (t.partition && t.parent) {
@@ -207,7 +201,7 @@ export async function readPreData(q: Queryable, schemas: readonly string[]): Pro
       const lines = cols.rows
         .filter((c) => c.rel === t.oid)
         .map((c) => {
-          let line = `  ${ident(c.name)} ${c.type}`;
+          let line = `  ${quoteIdent(c.name)} ${c.type}`;
           if (c.collation) line += ` collate ${c.collation}`;
           if (c.generated === 's') line += ` generated always as (${c.def}) stored`;
           else if (c.identity === 'a') line += ' generated always as identity';
@@ -217,7 +211,7 @@ export async function readPreData(q: Queryable, schemas: readonly string[]): Pro
           return line;
         });
       for (const c of checks.rows.filter((k) => k.rel === t.oid)) {
-        lines.push(`  constraint ${ident(c.name)} ${c.def}`);
+        lines.push(`  constraint ${quoteIdent(c.name)} ${c.def}`);
       }
       sql = `create ${unlogged}table ${name} (\n${lines.join(',\n')}\n)${t.partkey ? ` partition by ${t.partkey}` : ''}${
         t.options?.length ? ` with (${t.options.join(', ')})` : ''
@@ -252,7 +246,7 @@ export async function readPreData(q: Queryable, schemas: readonly string[]): Pro
   );
   for (const v of views.rows) {
     const body = v.def.trim().replace(/;$/, '');
-    const name = qname(v.schema, v.name);
+    const name = quoteQualified(v.schema, v.name);
     const sql =
       v.kind === 'm'
         ? `create materialized view ${name} as\n${body}\nwith no data;`
@@ -337,5 +331,5 @@ export async function readSequenceValues(
      select name, value from valued where value is not null order by 1`,
     [schemas, platform],
   );
-  return rows.map((r) => `select pg_catalog.setval(${literal(r.name)}, ${r.value}, true);`);
+  return rows.map((r) => `select pg_catalog.setval(${quoteLiteral(r.name)}, ${r.value}, true);`);
 }

@@ -1,4 +1,5 @@
 import type { Database, Transaction } from '../db/index';
+import { quoteIdent, quoteQualified } from '../db/quote';
 import {
   type DataTable,
   type PreObject,
@@ -9,7 +10,6 @@ import {
   readSequenceValues,
 } from './catalog';
 import { readPostData } from './post-data';
-import { ident, qname } from './scope';
 
 /** First line of every dump this server writes; the importer recognises it. */
 export const DUMP_HEADER = '-- backend-server dump, format 1';
@@ -80,7 +80,7 @@ const countLines = (bytes: Uint8Array) => {
 
 /** The COPY target of a table: its name and columns (generated ones left out). */
 export const copyTarget = (t: DataTable) =>
-  `${qname(t.schema, t.name)} (${t.columns.map(ident).join(', ')})`;
+  `${quoteQualified(t.schema, t.name)} (${t.columns.map(quoteIdent).join(', ')})`;
 
 /**
  * Dumps the project's part of a database as one SQL script, in a single consistent
@@ -108,7 +108,7 @@ export async function dumpDatabase(db: Database, options: DumpOptions = {}): Pro
     const schemas = await readSchemas(tx, options.schemas ?? null);
     const what = withSchema && withData ? 'schema and data' : withSchema ? 'schema' : 'data';
     text(
-      `${DUMP_HEADER}: ${what} of ${schemas.length > 0 ? schemas.map(ident).join(', ') : 'no schema'}${
+      `${DUMP_HEADER}: ${what} of ${schemas.length > 0 ? schemas.map(quoteIdent).join(', ') : 'no schema'}${
         withData ? ', with auth and storage rows' : ''
       }.\n-- Restore into a backend-server database with \`backend-server import FILE\` or \`psql -f FILE\`.\n\n` +
         'set check_function_bodies = false;\nset client_min_messages = warning;\n\n',

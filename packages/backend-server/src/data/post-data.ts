@@ -5,9 +5,10 @@
  * policies on storage.objects and realtime.messages).
  */
 import type { Queryable } from '../db/index';
-import { ident, literal, PLATFORM_SCHEMAS } from './scope';
+import { quoteIdent, quoteLiteral } from '../db/quote';
+import { PLATFORM_SCHEMAS } from './scope';
 
-const PLATFORM = `(${PLATFORM_SCHEMAS.map(literal).join(', ')})`;
+const PLATFORM = `(${PLATFORM_SCHEMAS.map(quoteLiteral).join(', ')})`;
 const COMMANDS: Record<string, string> = {
   r: 'select',
   a: 'insert',
@@ -35,7 +36,7 @@ export async function readPostData(q: Queryable, schemas: readonly string[]): Pr
     args,
   );
   for (const o of owned.rows)
-    out.push(`alter sequence ${o.seq} owned by ${o.tbl}.${ident(o.col)};`);
+    out.push(`alter sequence ${o.seq} owned by ${o.tbl}.${quoteIdent(o.col)};`);
 
   // Keys first (foreign keys need the keys they reference), then the other indexes.
   const constraints = await q.query<{ tbl: string; name: string; def: string; type: string }>(
@@ -48,7 +49,7 @@ export async function readPostData(q: Queryable, schemas: readonly string[]): Pr
   );
   const keys = constraints.rows.filter((k) => k.type !== 'f');
   for (const k of keys)
-    out.push(`alter table only ${k.tbl} add constraint ${ident(k.name)} ${k.def};`);
+    out.push(`alter table only ${k.tbl} add constraint ${quoteIdent(k.name)} ${k.def};`);
   const indexes = await q.query<{ def: string }>(
     `select pg_get_indexdef(i.indexrelid) as def
        from pg_index i join pg_class c on c.oid = i.indrelid join pg_namespace n on n.oid = c.relnamespace
@@ -60,7 +61,7 @@ export async function readPostData(q: Queryable, schemas: readonly string[]): Pr
   );
   for (const i of indexes.rows) out.push(`${i.def};`);
   for (const k of constraints.rows.filter((c) => c.type === 'f')) {
-    out.push(`alter table only ${k.tbl} add constraint ${ident(k.name)} ${k.def};`);
+    out.push(`alter table only ${k.tbl} add constraint ${quoteIdent(k.name)} ${k.def};`);
   }
 
   // Triggers: on the app's tables (not the realtime capture triggers the server keeps in step
@@ -78,7 +79,7 @@ export async function readPostData(q: Queryable, schemas: readonly string[]): Pr
   );
   for (const t of triggers.rows) {
     out.push(`${t.def};`);
-    if (t.enabled === 'D') out.push(`alter table ${t.tbl} disable trigger ${ident(t.name)};`);
+    if (t.enabled === 'D') out.push(`alter table ${t.tbl} disable trigger ${quoteIdent(t.name)};`);
   }
 
   const rls = await q.query<{ tbl: string; force: boolean }>(
@@ -115,7 +116,7 @@ export async function readPostData(q: Queryable, schemas: readonly string[]): Pr
   );
   for (const p of policies.rows) {
     out.push(
-      `create policy ${ident(p.name)} on ${p.tbl} as ${p.permissive ? 'permissive' : 'restrictive'} for ${
+      `create policy ${quoteIdent(p.name)} on ${p.tbl} as ${p.permissive ? 'permissive' : 'restrictive'} for ${
         COMMANDS[p.cmd] ?? 'all'
       } to ${p.roles.join(', ') || 'public'}${p.qual !== null ? ` using (${p.qual})` : ''}${
         p.check !== null ? ` with check (${p.check})` : ''
@@ -136,10 +137,10 @@ export async function readPostData(q: Queryable, schemas: readonly string[]): Pr
     if (!created.has(p.pub)) {
       created.add(p.pub);
       out.push(
-        `do $$ begin if not exists (select 1 from pg_publication where pubname = ${literal(p.pub)}) then create publication ${ident(p.pub)}; end if; end $$;`,
+        `do $$ begin if not exists (select 1 from pg_publication where pubname = ${quoteLiteral(p.pub)}) then create publication ${quoteIdent(p.pub)}; end if; end $$;`,
       );
     }
-    out.push(`alter publication ${ident(p.pub)} add table ${p.tbl};`);
+    out.push(`alter publication ${quoteIdent(p.pub)} add table ${p.tbl};`);
   }
 
   out.push(...(await readPrivileges(q, schemas)));
@@ -242,5 +243,5 @@ async function readComments(q: Queryable, schemas: readonly string[]): Promise<s
      order by 1`,
     [schemas],
   );
-  return rows.map((r) => `comment on ${r.target} is ${literal(r.text)};`);
+  return rows.map((r) => `comment on ${r.target} is ${quoteLiteral(r.text)};`);
 }

@@ -3,6 +3,8 @@
  * are the platform's (made by the server itself, the same in every database).
  */
 
+import { quoteLiteral } from '../db/quote';
+
 /** Schemas the server creates and maintains; their structure is never dumped. */
 export const PLATFORM_SCHEMAS = [
   'auth',
@@ -31,14 +33,6 @@ export const PLATFORM_DATA = {
 
 /** SQL condition: `nsp` (a schema name expression) is neither Postgres's nor the platform's. */
 export function appSchemaCondition(nsp: string): string {
-  const platform = PLATFORM_SCHEMAS.map((s) => `'${s}'`).join(', ');
+  const platform = PLATFORM_SCHEMAS.map(quoteLiteral).join(', ');
   return `(${nsp} not in ('pg_catalog', 'information_schema', 'pg_toast', ${platform}) and ${nsp} not like 'pg\\_%')`;
 }
-
-export { ident, qname } from '../rest/sql/params';
-
-/**
- * Quotes a string literal (standard_conforming_strings on), for DDL that takes no
- * parameters (a dump is a script); only for names and texts read from the catalog.
- */
-export const literal = (value: string): string => `'${value.replace(/'/g, "''")}'`;

@@ -1,5 +1,6 @@
 import type { Transaction } from '../db/index';
-import { appSchemaCondition, ident, literal, PLATFORM_DATA, PLATFORM_SCHEMAS } from './scope';
+import { quoteIdent, quoteLiteral } from '../db/quote';
+import { appSchemaCondition, PLATFORM_DATA, PLATFORM_SCHEMAS } from './scope';
 
 /** Platform tables emptied besides the project rows: ephemeral state of the old database. */
 const EPHEMERAL = ['storage.retired_versions', 'realtime.messages', 'realtime.captured_rows'];
@@ -14,33 +15,33 @@ export async function wipeDatabase(tx: Transaction, platformSql: readonly string
   const schemas = await tx.query<{ name: string }>(
     `select n.nspname as name from pg_namespace n where ${appSchemaCondition('n.nspname')}`,
   );
-  for (const { name } of schemas.rows) await tx.exec(`drop schema ${ident(name)} cascade`);
+  for (const { name } of schemas.rows) await tx.exec(`drop schema ${quoteIdent(name)} cascade`);
   await tx.exec('create schema public');
 
-  const platform = PLATFORM_SCHEMAS.map(literal).join(', ');
+  const platform = PLATFORM_SCHEMAS.map(quoteLiteral).join(', ');
   const policies = await tx.query<{ name: string; tbl: string }>(
     `select p.polname as name, quote_ident(n.nspname) || '.' || quote_ident(c.relname) as tbl
        from pg_policy p join pg_class c on c.oid = p.polrelid join pg_namespace n on n.oid = c.relnamespace
       where n.nspname in (${platform})`,
   );
-  for (const p of policies.rows) await tx.exec(`drop policy ${ident(p.name)} on ${p.tbl}`);
+  for (const p of policies.rows) await tx.exec(`drop policy ${quoteIdent(p.name)} on ${p.tbl}`);
   const published = await tx.query<{ pub: string; tbl: string }>(
     `select p.pubname as pub, quote_ident(n.nspname) || '.' || quote_ident(c.relname) as tbl
        from pg_publication_rel r join pg_publication p on p.oid = r.prpubid
        join pg_class c on c.oid = r.prrelid join pg_namespace n on n.oid = c.relnamespace`,
   );
   for (const p of published.rows)
-    await tx.exec(`alter publication ${ident(p.pub)} drop table ${p.tbl}`);
+    await tx.exec(`alter publication ${quoteIdent(p.pub)} drop table ${p.tbl}`);
   const pubs = await tx.query<{ name: string }>(
     `select pubname as name from pg_publication where pubname <> 'supabase_realtime'`,
   );
-  for (const p of pubs.rows) await tx.exec(`drop publication ${ident(p.name)}`);
+  for (const p of pubs.rows) await tx.exec(`drop publication ${quoteIdent(p.name)}`);
 
   const tables = await tx.query<{ tbl: string }>(
     `select quote_ident(n.nspname) || '.' || quote_ident(c.relname) as tbl
        from pg_class c join pg_namespace n on n.oid = c.relnamespace
-      where c.relkind = 'r' and (n.nspname in (${PLATFORM_DATA.schemas.map(literal).join(', ')})
-         or (n.nspname || '.' || c.relname) in (${[...PLATFORM_DATA.tables, ...EPHEMERAL].map(literal).join(', ')}))`,
+      where c.relkind = 'r' and (n.nspname in (${PLATFORM_DATA.schemas.map(quoteLiteral).join(', ')})
+         or (n.nspname || '.' || c.relname) in (${[...PLATFORM_DATA.tables, ...EPHEMERAL].map(quoteLiteral).join(', ')}))`,
   );
   if (tables.rows.length > 0) {
     await tx.exec(`truncate ${tables.rows.map((t) => t.tbl).join(', ')} restart identity cascade`);

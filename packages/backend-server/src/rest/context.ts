@@ -6,11 +6,13 @@ import {
   type RequestContext,
   type Transaction,
 } from '../db/index';
+import { quoteIdent } from '../db/quote';
 import type { Principal } from './auth';
 import { RestError } from './errors';
 import type { MediaType } from './http/media';
 import type { Preferences } from './http/prefer';
 import { emptyLevel, type Level, type ParsedQuery } from './parse/ast';
+import type { RowRange } from './plan/types';
 import type { SchemaCache } from './schema/types';
 import type { RestSettings } from './settings';
 import { Params } from './sql/params';
@@ -25,7 +27,7 @@ export interface Runtime {
   settings(): RestSettings;
 }
 
-/** One request, parsed as far as every handler needs it. */
+/** One request as read at the edge (plan/request.ts): what every plan starts from. */
 export interface RestRequest {
   method: string;
   /** Path under /rest/v1, e.g. `/todos`. */
@@ -83,9 +85,7 @@ export function requestContext(rt: Runtime, req: RestRequest): RequestContext {
     method: req.method,
     path: req.path,
     headers: req.headers,
-    searchPath: searchPathOf(rt, req)
-      .map((s) => `"${s.replace(/"/g, '""')}"`)
-      .join(', '),
+    searchPath: searchPathOf(rt, req).map(quoteIdent).join(', '),
   };
 }
 
@@ -159,27 +159,20 @@ export function buildContext(rt: Runtime, req: RestRequest, parsed: ParsedQuery)
 
 export { checkLevelsUsed };
 
-/** The root level's paging, intersected with the Range header and capped at max rows. */
+/** The root level's paging, intersected with the `Range` header and capped at max rows. */
 export function pageOf(
-  req: RestRequest,
+  range: RowRange | null,
   root: Level | undefined,
   maxRows: number,
 ): { offset: number; limit: number | null } {
   const level = root ?? emptyLevel();
   let lower = level.offset ?? 0;
   let upper = level.limit !== null ? lower + level.limit - 1 : Number.POSITIVE_INFINITY;
-  if (req.rangeHeader && req.method === 'GET') {
-    const m = /^(\d+)-(\d*)$/.exec(req.rangeHeader.trim());
-    if (m) {
-      const from = Number(m[1]);
-      const to = m[2] ? Number(m[2]) : Number.POSITIVE_INFINITY;
-      if (to < from) throw rangeError(null);
-      // Header range is relative to the whole set; limit/offset narrow it further.
-      const hLower = from;
-      const hUpper = to;
-      lower = Math.max(lower, hLower);
-      upper = Math.min(upper, hUpper);
-    }
+  if (range) {
+    if (range.to < range.from) throw rangeError(null);
+    // Header range is relative to the whole set; limit/offset narrow it further.
+    lower = Math.max(lower, range.from);
+    upper = Math.min(upper, range.to);
   }
   if (upper < lower - 1) throw rangeError(null);
   upper = Math.min(upper, lower + maxRows - 1);

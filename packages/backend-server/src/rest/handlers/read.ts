@@ -16,8 +16,7 @@ import {
 } from '../context';
 import { RestError } from '../errors';
 import type { ParsedQuery } from '../parse/ast';
-import { parseQuery } from '../parse/query';
-import type { SchemaCache, Table } from '../schema/types';
+import type { ReadPlan, RowRange, RowsShape } from '../plan/types';
 import {
   type BuildContext,
   buildLevel,
@@ -38,22 +37,22 @@ import {
 } from './respond';
 
 /** A read of rows from some source (a table, or a set-returning function's CTE). */
-export interface ReadPlan {
+export interface RowsRead {
   ctx: BuildContext;
-  parsed: ParsedQuery;
+  query: ParsedQuery;
   source: LevelSource;
   ctes: string[];
-  /** Rows of a function returning one composite: `null` for no row, never PGRST116. */
-  singleRow?: boolean;
+  range: RowRange | null;
+  body: RowsShape;
   /** `Prefer: handling=strict, max-affected=n` of an rpc: PGRST124 beyond n rows. */
-  maxAffected?: number | null;
+  maxAffected: number | null;
 }
 
 /** Builds the read statement (and the count-less one for planned counts). */
 export function readStatement(
   rt: Runtime,
   req: RestRequest,
-  plan: ReadPlan,
+  read: RowsRead,
 ): {
   main: Statement;
   countless: string;
@@ -61,31 +60,21 @@ export function readStatement(
   columns: string[];
   maxAffected: number | null;
 } {
-  const { ctx, parsed, source } = plan;
-  const level = buildLevel(ctx, source, parsed.select ?? [{ kind: 'star' }], '');
+  const { ctx, query, source } = read;
+  const level = buildLevel(ctx, source, query.select ?? [{ kind: 'star' }], '');
   checkLevelsUsed(ctx);
-  const { offset, limit } = pageOf(req, parsed.levels.get(''), rt.settings().maxRows);
+  const { offset, limit } = pageOf(read.range, query.levels.get(''), rt.settings().maxRows);
   const rows = renderLevel(source.from, level, limit, offset);
   const wantsExact = req.prefs.count === 'exact' || req.prefs.count === 'estimated';
   const count = wantsExact ? renderCount(source.from, level) : null;
-  const shape =
-    req.media.kind === 'csv'
-      ? 'csv'
-      : req.media.kind === 'object'
-        ? 'object'
-        : plan.singleRow
-          ? 'single'
-          : 'array';
-  const stripNulls =
-    (req.media.kind === 'json' || req.media.kind === 'object') && req.media.stripNulls;
-  const sql = wrapStatement({ ctes: plan.ctes, rows, count, shape, stripNulls });
-  const with_ = plan.ctes.length ? `WITH ${plan.ctes.join(', ')} ` : '';
+  const sql = wrapStatement({ ctes: read.ctes, rows, count, ...read.body });
+  const with_ = read.ctes.length ? `WITH ${read.ctes.join(', ')} ` : '';
   return {
     main: { sql, params: ctx.params.values },
     countless: `${with_}${renderLevel(source.from, level, null, null)}`,
     columns: level.outputs,
     offset,
-    maxAffected: plan.maxAffected ?? null,
+    maxAffected: read.maxAffected,
   };
 }
 
@@ -133,15 +122,15 @@ export function checkMaxAffected(max: number | null, outcome: Outcome): void {
   }
 }
 
-/** Runs a read plan and answers with the rows, Content-Range and the 200/206/416 status. */
+/** Runs a read and answers with the rows, Content-Range and the 200/206/416 status. */
 export function runRead(
   rt: Runtime,
   req: RestRequest,
-  plan: ReadPlan,
+  read: RowsRead,
   readOnly: boolean,
   extraHeaders: Record<string, string> = {},
 ): Promise<Response> {
-  return runBuilt(rt, req, readStatement(rt, req, plan), readOnly, extraHeaders);
+  return runBuilt(rt, req, readStatement(rt, req, read), readOnly, extraHeaders);
 }
 
 async function runBuilt(
@@ -184,42 +173,31 @@ async function runBuilt(
 }
 
 /**
- * Built table reads by everything their SQL depends on, per schema cache (a reload starts
- * afresh): identical requests skip parsing and building. Values stay bind parameters, and
- * who asks is not part of the SQL (RLS decides in Postgres), so requests may share them.
+ * Built table reads by plan: a plan is shared by identical requests (plan/read.ts), and so
+ * is its statement, whose values are bind parameters (RLS decides who sees what).
  */
-const built = new WeakMap<SchemaCache, Map<string, BuiltRead>>();
-const BUILT_MAX = 500;
+const built = new WeakMap<ReadPlan, BuiltRead>();
 
-function buildTableRead(rt: Runtime, req: RestRequest, table: Table): BuiltRead {
-  const cache = rt.cache();
-  const key = [
-    req.method,
-    table.schema,
-    table.name,
-    req.search,
-    req.prefs.count ?? '',
-    JSON.stringify(req.media),
-    req.rangeHeader ?? '',
-  ].join('\0');
-  let byKey = built.get(cache);
-  const hit = byKey?.get(key);
+function buildTableRead(rt: Runtime, req: RestRequest, plan: ReadPlan): BuiltRead {
+  const hit = built.get(plan);
   if (hit) return hit;
-  const parsed = parseQuery(req.pairs);
-  const ctx = buildContext(rt, req, parsed);
-  const st = readStatement(rt, req, { ctx, parsed, source: sourceFor(ctx, table), ctes: [] });
-  if (!byKey || byKey.size >= BUILT_MAX) {
-    byKey = new Map();
-    built.set(cache, byKey);
-  }
-  byKey.set(key, st);
+  const ctx = buildContext(rt, req, plan.query);
+  const st = readStatement(rt, req, {
+    ctx,
+    query: plan.query,
+    source: sourceFor(ctx, plan.table),
+    ctes: [],
+    range: plan.range,
+    body: plan.body,
+    maxAffected: null,
+  });
+  built.set(plan, st);
   return st;
 }
 
-/** GET / HEAD on a table or view. */
-export function readTable(rt: Runtime, req: RestRequest, table: Table): Promise<Response> {
-  const location = `/${table.name}${req.search ? `?${req.search.replace(/^\?/, '')}` : ''}`;
-  return runBuilt(rt, req, buildTableRead(rt, req, table), true, {
-    'content-location': location,
+/** Executes a GET / HEAD on a table or view. */
+export function executeRead(rt: Runtime, req: RestRequest, plan: ReadPlan): Promise<Response> {
+  return runBuilt(rt, req, buildTableRead(rt, req, plan), true, {
+    'content-location': plan.location,
   });
 }

@@ -1,3 +1,4 @@
+import { arrayLiteral, quoteIdent, quoteQualified } from '../../db/quote';
 import {
   buildContext,
   contentRange,
@@ -5,85 +6,26 @@ import {
   type Runtime,
   runInTransaction,
 } from '../context';
-import { RestError } from '../errors';
-import { parsePayload } from '../http/payload';
-import { parseQuery } from '../parse/query';
-import { findFunction, type RpcBody } from '../schema/routines';
+import { argKeys } from '../plan/call';
+import type { CallArgs, CallPlan } from '../plan/types';
 import type { DbFunction } from '../schema/types';
-import { qualified } from '../schema/types';
-import { ident, type Params, pgArray, qname } from '../sql/params';
+import type { Params } from '../sql/params';
 import { cteSource } from '../sql/read';
 import { wrapStatement } from '../sql/statement';
 import { checkMaxAffected, runRead } from './read';
 import { baseHeaders, checkSingular, explain, finish, runStatement } from './respond';
 
-/** How a POST body is sent, from its Content-Type (JSON when there is none). */
-function bodyKind(req: RestRequest): RpcBody {
-  if (req.method !== 'POST') return 'none';
-  const type = (req.contentType ?? 'application/json').split(';')[0]?.trim().toLowerCase();
-  switch (type) {
-    case 'application/x-www-form-urlencoded':
-      return 'form';
-    case 'text/plain':
-      return 'text';
-    case 'text/xml':
-    case 'application/xml':
-      return 'xml';
-    case 'application/octet-stream':
-      return 'binary';
-    default:
-      return 'json';
-  }
-}
-
-/** The call's arguments: by name (query string, form), or a JSON body to unpack. */
-type CallArgs =
-  | { kind: 'direct'; values: Map<string, string | string[]> }
-  | { kind: 'json'; text: string | null; keys: string[] }
-  | { kind: 'raw'; text: string };
-
-function callArgs(req: RestRequest, body: RpcBody, rawArgs: [string, string][]): CallArgs {
-  if (body === 'none') {
-    const values = new Map<string, string | string[]>();
-    for (const [k, v] of rawArgs) {
-      const prev = values.get(k);
-      values.set(k, prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v]);
-    }
-    return { kind: 'direct', values };
-  }
-  if (body === 'form') {
-    const values = new Map<string, string | string[]>();
-    for (const [k, v] of new URLSearchParams(req.bodyText)) values.set(k, v);
-    return { kind: 'direct', values };
-  }
-  if (body === 'binary') {
-    // Bytes as bytea's hex input form, so they reach the function unchanged.
-    return { kind: 'raw', text: `\\x${Buffer.from(req.bodyBytes ?? []).toString('hex')}` };
-  }
-  if (body !== 'json') return { kind: 'raw', text: req.bodyText };
-  if (!req.bodyText.trim()) return { kind: 'json', text: null, keys: [] };
-  const parsed = parsePayload('application/json', req.bodyText);
-  let keys: string[] = [];
-  if (Array.isArray(parsed)) {
-    keys = [...new Set(parsed.flatMap((o) => (o && typeof o === 'object' ? Object.keys(o) : [])))];
-  } else if (parsed && typeof parsed === 'object') keys = Object.keys(parsed);
-  return { kind: 'json', text: req.bodyText, keys };
-}
-
-const argKeys = (args: CallArgs): Set<string> =>
-  new Set(args.kind === 'direct' ? args.values.keys() : args.kind === 'json' ? args.keys : []);
-
 /** The value of one named argument, as text cast to the parameter's type. */
 function directArg(params: Params, value: string | string[], variadic: boolean, type: string) {
   const values = Array.isArray(value) ? value : [value];
-  if (variadic) return `${params.add(pgArray(values))}::${type}`;
+  if (variadic) return `${params.add(arrayLiteral(values))}::${type}`;
   // Repeated non-variadic parameters: the last one counts.
   return `${params.add(values[values.length - 1] as string)}::text::${type}`;
 }
 
 /** `FROM …` producing the call's rows: `pgrst_call` (a composite row or `pgrst_scalar`). */
 function callFrom(fn: DbFunction, args: CallArgs, params: Params, scalar: boolean): string {
-  const name = qname(fn.schema, fn.name);
+  const name = quoteQualified(fn.schema, fn.name);
   const wrap = (call: string) =>
     scalar ? `(SELECT ${call} AS pgrst_scalar) AS pgrst_call` : `${call} AS pgrst_call`;
   const single = fn.args.length === 1 && fn.args[0]?.name === '' ? fn.args[0] : null;
@@ -104,75 +46,45 @@ function callFrom(fn: DbFunction, args: CallArgs, params: Params, scalar: boolea
   if (args.kind === 'direct') {
     const list = given.map(
       (a) =>
-        `${a.variadic ? 'VARIADIC ' : ''}${ident(a.name)} := ${directArg(params, args.values.get(a.name) as string, a.variadic, a.castType)}`,
+        `${a.variadic ? 'VARIADIC ' : ''}${quoteIdent(a.name)} := ${directArg(params, args.values.get(a.name) as string, a.variadic, a.castType)}`,
     );
     return `FROM ${wrap(`${name}(${list.join(', ')})`)}`;
   }
   const body = args.kind === 'json' ? args.text : null;
-  const defs = given.map((a) => `${ident(a.name)} ${a.castType}`).join(', ');
+  const defs = given.map((a) => `${quoteIdent(a.name)} ${a.castType}`).join(', ');
   const list = given.map(
-    (a) => `${a.variadic ? 'VARIADIC ' : ''}${ident(a.name)} := pgrst_body.${ident(a.name)}`,
+    (a) =>
+      `${a.variadic ? 'VARIADIC ' : ''}${quoteIdent(a.name)} := pgrst_body.${quoteIdent(a.name)}`,
   );
   return `FROM json_to_record(${body === null ? 'NULL' : params.add(body)}::text::json) AS pgrst_body(${defs}), LATERAL ${wrap(`${name}(${list.join(', ')})`)}`;
 }
 
-/** GET/HEAD (read-only) and POST on `/rpc/fn`. */
-export async function callFunction(
+/** Executes a GET/HEAD (read-only) or POST on `/rpc/fn`. */
+export async function executeCall(
   rt: Runtime,
   req: RestRequest,
-  fnName: string,
+  plan: CallPlan,
 ): Promise<Response> {
-  const cache = rt.cache();
-  const body = bodyKind(req);
-  const parsed = parseQuery(req.pairs, body === 'none');
-  const args = callArgs(req, body, parsed.rawArgs);
-  const fn = findFunction(cache, req.schema, fnName, argKeys(args), body);
-  const ctx = buildContext(rt, req, parsed);
-  // Read-only for GET, and for POST to a stable or immutable function, as on the hosted
-  // backend (so such a call may go in one round trip).
-  const readOnly = body === 'none' || fn.volatility !== 'v';
-  const composite = fn.returnTable !== null || fn.outColumns.length > 0 || fn.returnTyptype === 'c';
-  const { handling, maxAffected } = req.prefs;
-  const strictMax = handling === 'strict' && maxAffected !== null ? maxAffected : null;
-  if (strictMax !== null && !fn.retset) {
-    throw new RestError(
-      400,
-      'PGRST128',
-      'Function must return SETOF or TABLE when max-affected preference is used with handling=strict',
-      null,
-      null,
-    );
-  }
-  if (composite) {
-    const table = fn.returnTable
-      ? (cache.tables.get(qualified(fn.returnTable.schema, fn.returnTable.name)) ?? null)
-      : null;
-    const type = cache.composites.find(
-      (c) => qualified(c.schema, c.name) === fn.returnType || c.name === fn.returnType,
-    );
-    const columns = table
-      ? table.columns
-      : fn.outColumns.length > 0
-        ? fn.outColumns
-        : (type?.attributes.map((a) => ({ ...a, baseType: a.type })) ?? []);
-    const alias = table?.name ?? type?.name ?? fn.name;
+  const { fn, args, readOnly, result } = plan;
+  const ctx = buildContext(rt, req, plan.query);
+  if (result.kind === 'rows') {
+    const { table, columns, name } = result.source;
     const cte = `pgrst_source AS (SELECT pgrst_call.* ${callFrom(fn, args, ctx.params, false)})`;
     return runRead(
       rt,
       req,
       {
         ctx,
-        parsed,
-        source: cteSource(alias, table, columns),
+        query: plan.query,
+        source: cteSource(name, table, columns),
         ctes: [cte],
-        singleRow: !fn.retset,
-        maxAffected: strictMax,
+        range: plan.range,
+        body: result.body,
+        maxAffected: plan.maxAffected,
       },
       readOnly,
     );
   }
-  // Scalar, SETOF scalar, or void.
-  const isVoid = fn.returnType === 'void';
   const wantsCount = req.prefs.count === 'exact' || req.prefs.count === 'estimated';
   const sql = wrapStatement({
     ctes: [
@@ -180,19 +92,19 @@ export async function callFunction(
     ],
     rows: 'SELECT pgrst_scalar FROM pgrst_source',
     count: wantsCount ? 'SELECT count(*) FROM pgrst_source' : null,
-    shape: isVoid ? 'none' : fn.retset ? 'scalars' : 'scalar',
+    shape: result.shape,
     stripNulls: false,
   });
   const st = { sql, params: ctx.params.values };
   if (req.media.kind === 'plan') return explain(rt, req, st, readOnly);
   const outcome = await runInTransaction(rt, req, readOnly, async (tx) => {
     const out = await runStatement(tx, st);
-    if (fn.retset) checkMaxAffected(strictMax, out);
+    if (fn.retset) checkMaxAffected(plan.maxAffected, out);
     if (fn.retset) checkSingular(req, out);
     return out;
   });
   const headers = baseHeaders(rt, req);
-  if (isVoid) return finish(req, outcome, 204, headers, null);
+  if (result.shape === 'none') return finish(req, outcome, 204, headers, null);
   headers.set('content-range', contentRange(0, outcome.pageTotal, outcome.total));
   let text = outcome.body;
   if (fn.retset && req.media.kind === 'object') {

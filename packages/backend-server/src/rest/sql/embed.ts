@@ -1,3 +1,4 @@
+import { quoteIdent, quoteQualified } from '../../db/quote';
 import type { SelectItem } from '../parse/ast';
 import {
   isToOne,
@@ -5,7 +6,6 @@ import {
   type Relationship,
   resolveRelationship,
 } from '../schema/relations';
-import { ident, qname } from './params';
 import {
   type BuildContext,
   buildLevel,
@@ -32,14 +32,14 @@ const joinPath = (path: string, name: string) => (path ? `${path}.${name}` : nam
 /** The embedded relation's FROM, as PostgREST names it: `<table>_<depth>`. */
 function childSource(rel: Relationship, parent: LevelSource, depth: number): LevelSource {
   const target = rel.target;
-  const table = qname(target.schema, target.name);
+  const table = quoteQualified(target.schema, target.name);
   if (rel.kind === 'm2m') {
     // Joined through its junction without an alias, as PostgREST does.
     return {
       from: table,
       alias: table,
       name: target.name,
-      rowRef: `${ident(target.name)}::${table}`,
+      rowRef: `${quoteIdent(target.name)}::${table}`,
       table: target,
       columns: target.columns,
       depth,
@@ -48,13 +48,13 @@ function childSource(rel: Relationship, parent: LevelSource, depth: number): Lev
   const name = `${target.name}_${depth}`;
   const from =
     rel.kind === 'computed'
-      ? `${qname(rel.fn.schema, rel.fn.name)}(${parent.rowRef}) AS ${ident(name)}`
-      : `${table} AS ${ident(name)}`;
+      ? `${quoteQualified(rel.fn.schema, rel.fn.name)}(${parent.rowRef}) AS ${quoteIdent(name)}`
+      : `${table} AS ${quoteIdent(name)}`;
   return {
     from,
-    alias: ident(name),
+    alias: quoteIdent(name),
     name,
-    rowRef: `${ident(name)}::${table}`,
+    rowRef: `${quoteIdent(name)}::${table}`,
     table: target,
     columns: target.columns,
     depth,
@@ -65,15 +65,15 @@ function childSource(rel: Relationship, parent: LevelSource, depth: number): Lev
 function joinCondition(rel: Relationship, parent: string, child: string): string[] {
   if (rel.kind === 'computed') return [];
   if (rel.kind === 'm2m') {
-    const j = ident('pgrst_j');
+    const j = quoteIdent('pgrst_j');
     const conds = [
-      ...rel.targetPairs.map(([jc, tc]) => `${j}.${ident(jc)} = ${child}.${ident(tc)}`),
-      ...rel.sourcePairs.map(([pc, jc]) => `${j}.${ident(jc)} = ${parent}.${ident(pc)}`),
+      ...rel.targetPairs.map(([jc, tc]) => `${j}.${quoteIdent(jc)} = ${child}.${quoteIdent(tc)}`),
+      ...rel.sourcePairs.map(([pc, jc]) => `${j}.${quoteIdent(jc)} = ${parent}.${quoteIdent(pc)}`),
     ];
-    const jt = qname(rel.junction.schema, rel.junction.name);
+    const jt = quoteQualified(rel.junction.schema, rel.junction.name);
     return [`EXISTS (SELECT 1 FROM ${jt} AS ${j} WHERE ${conds.join(' AND ')})`];
   }
-  return rel.pairs.map(([pc, tc]) => `${child}.${ident(tc)} = ${parent}.${ident(pc)}`);
+  return rel.pairs.map(([pc, tc]) => `${child}.${quoteIdent(tc)} = ${parent}.${quoteIdent(pc)}`);
 }
 
 /**
@@ -116,8 +116,8 @@ export function embed(
   const childSql = renderLevel(child.from, childLevel, level?.limit ?? null, level?.offset ?? null);
   const name = item.spread ? item.name : (item.alias ?? item.name);
   const lateralName = `${rel.table.name}_${name}_${depth}`;
-  const lat = ident(lateralName);
-  const e = ident('pgrst_e');
+  const lat = quoteIdent(lateralName);
+  const e = quoteIdent('pgrst_e');
   const toOne = isToOne(rel);
   let inner: string;
   if (item.spread) {
@@ -125,17 +125,17 @@ export function embed(
       ? `SELECT ${e}.*, true AS pgrst_found FROM (${childSql}) AS ${e}`
       : `SELECT ${[
           ...childLevel.outputs.map(
-            (o) => `coalesce(json_agg(${e}.${ident(o)}), '[]') AS ${ident(o)}`,
+            (o) => `coalesce(json_agg(${e}.${quoteIdent(o)}), '[]') AS ${quoteIdent(o)}`,
           ),
           'count(*) > 0 AS pgrst_found',
         ].join(', ')} FROM (${childSql}) AS ${e}`;
-    for (const o of childLevel.outputs) add(`${lat}.${ident(o)}`, o, true);
+    for (const o of childLevel.outputs) add(`${lat}.${quoteIdent(o)}`, o, true);
   } else {
     inner = toOne
       ? `SELECT ${e}.*, to_jsonb(${e}) AS pgrst_body, true AS pgrst_found FROM (${childSql}) AS ${e}`
       : `SELECT coalesce(jsonb_agg(${e}), '[]') AS pgrst_body, count(*) > 0 AS pgrst_found FROM (${childSql}) AS ${e}`;
     if (item.items.length > 0) {
-      out.select.push(`${lat}.pgrst_body AS ${ident(name)}`);
+      out.select.push(`${lat}.pgrst_body AS ${quoteIdent(name)}`);
       out.outputs.push(name);
     }
   }

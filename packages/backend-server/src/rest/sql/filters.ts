@@ -1,6 +1,7 @@
+import { arrayLiteral, quoteIdent, quoteJsonKey } from '../../db/quote';
 import { RestError } from '../errors';
 import type { Field, Filter, LogicTree, Operation } from '../parse/ast';
-import { ident, jsonKey, type Params, pgArray } from './params';
+import type { Params } from './params';
 
 /** What a level offers to filter on: its alias, columns and embeds. */
 export interface Scope {
@@ -54,13 +55,13 @@ export const unknownColumn = (table: string, column: string) =>
  */
 export function fieldSql(scope: Scope, field: Field): string {
   let sql: string;
-  if (scope.columns.has(field.name)) sql = `${scope.alias}.${ident(field.name)}`;
+  if (scope.columns.has(field.name)) sql = `${scope.alias}.${quoteIdent(field.name)}`;
   else {
     const computed = scope.computed?.get(field.name);
     if (!computed) throw unknownColumn(scope.name, field.name);
     sql = field.path.length ? `(${computed.sql})` : computed.sql;
   }
-  for (const step of field.path) sql += `${step.arrow}${jsonKey(step.key)}`;
+  for (const step of field.path) sql += `${step.arrow}${quoteJsonKey(step.key)}`;
   return sql;
 }
 
@@ -91,7 +92,7 @@ function operationSql(expr: string, type: string, operation: Operation, params: 
   const isTsvector = type === 'tsvector';
   switch (operation.kind) {
     case 'in':
-      return `${expr} = ANY(${typed(params, pgArray(operation.values), `${type}[]`)})`;
+      return `${expr} = ANY(${typed(params, arrayLiteral(operation.values), `${type}[]`)})`;
     case 'is':
       return `${expr} IS ${operation.value === 'not_null' ? 'NOT NULL' : operation.value.toUpperCase()}`;
     case 'fts': {

@@ -1,10 +1,11 @@
+import { quoteIdent, quoteLiteral, quoteQualified } from '../../db/quote';
 import { RestError } from '../errors';
 import type { Level, OrderTerm, SelectItem } from '../parse/ast';
 import { outputName } from '../parse/cursor';
 import type { SchemaCache, Table } from '../schema/types';
 import { type EmbedInfo, embed } from './embed';
 import { fieldSql, filterSql, logicSql, type Scope, unknownColumn } from './filters';
-import { ident, type Params, qname } from './params';
+import type { Params } from './params';
 
 /** Shared state while one request's SQL is built. */
 export interface BuildContext {
@@ -51,12 +52,12 @@ export interface LevelSql {
 
 /** A table read at the root: `FROM "schema"."table"`, as PostgREST does. */
 export function sourceFor(_ctx: BuildContext, table: Table): LevelSource {
-  const name = qname(table.schema, table.name);
+  const name = quoteQualified(table.schema, table.name);
   return {
     from: name,
     alias: name,
     name: table.name,
-    rowRef: `${ident(table.name)}::${name}`,
+    rowRef: `${quoteIdent(table.name)}::${name}`,
     table,
     columns: table.columns,
     depth: 0,
@@ -70,10 +71,12 @@ export function cteSource(
   columns: LevelSource['columns'],
 ): LevelSource {
   return {
-    from: `pgrst_source AS ${ident(name)}`,
-    alias: ident(name),
+    from: `pgrst_source AS ${quoteIdent(name)}`,
+    alias: quoteIdent(name),
     name,
-    rowRef: table ? `${ident(name)}::${qname(table.schema, table.name)}` : ident(name),
+    rowRef: table
+      ? `${quoteIdent(name)}::${quoteQualified(table.schema, table.name)}`
+      : quoteIdent(name),
     table,
     columns,
     depth: 0,
@@ -89,7 +92,7 @@ function computedFields(ctx: BuildContext, source: LevelSource): Scope['computed
     if (fn.argSchema !== table.schema || fn.argTable !== table.name) continue;
     if (!ctx.searchPath.includes(fn.schema) || out.has(fn.name)) continue;
     out.set(fn.name, {
-      sql: `${qname(fn.schema, fn.name)}(${source.rowRef})`,
+      sql: `${quoteQualified(fn.schema, fn.name)}(${source.rowRef})`,
       type: fn.returnType,
     });
   }
@@ -112,8 +115,8 @@ function orderSql(scope: Scope, source: LevelSource, terms: OrderTerm[], embeds:
         );
       }
       if (!found.outputs.includes(t.field.name)) throw unknownColumn(found.lateral, t.field.name);
-      expr = `${ident(found.lateral)}.${ident(t.field.name)}`;
-      for (const step of t.field.path) expr += `${step.arrow}'${step.key.replace(/'/g, "''")}'`;
+      expr = `${quoteIdent(found.lateral)}.${quoteIdent(t.field.name)}`;
+      for (const step of t.field.path) expr += `${step.arrow}${quoteLiteral(step.key)}`;
     } else {
       expr = fieldSql(scope, t.field);
     }
@@ -166,13 +169,13 @@ export function buildLevel(
   const embeds: EmbedInfo[] = [];
   let hasAggregate = false;
   const add = (expr: string, name: string, grouped: boolean) => {
-    out.select.push(`${expr} AS ${ident(name)}`);
+    out.select.push(`${expr} AS ${quoteIdent(name)}`);
     out.outputs.push(name);
     if (grouped) plain.push(expr);
   };
   for (const item of items) {
     if (item.kind === 'star') {
-      for (const c of source.columns) add(`${source.alias}.${ident(c.name)}`, c.name, true);
+      for (const c of source.columns) add(`${source.alias}.${quoteIdent(c.name)}`, c.name, true);
     } else if (item.kind === 'count') {
       if (!ctx.aggregatesEnabled) throw aggregatesDisabled();
       hasAggregate = true;

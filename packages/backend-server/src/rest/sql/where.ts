@@ -1,8 +1,8 @@
+import { quoteIdent } from '../../db/quote';
 import { RestError } from '../errors';
 import type { ParsedQuery } from '../parse/ast';
 import type { Table } from '../schema/types';
 import { fieldSql, filterSql, logicSql, type Scope } from './filters';
-import { ident } from './params';
 import type { BuildContext } from './read';
 
 /** WHERE of a mutation from the root filters and logic trees. */
@@ -34,9 +34,13 @@ export function limitedWhere(
 ): string[] | null {
   const root = parsed.levels.get('');
   if (!root || (root.limit === null && root.offset === null)) return null;
-  const inner = ident('pgrst_limited');
+  const inner = quoteIdent('pgrst_limited');
   const key =
-    table.primaryKey.length > 0 ? table.primaryKey.map(ident) : table.kind === 'r' ? ['ctid'] : [];
+    table.primaryKey.length > 0
+      ? table.primaryKey.map(quoteIdent)
+      : table.kind === 'r'
+        ? ['ctid']
+        : [];
   if (key.length === 0) {
     throw new RestError(
       400,
