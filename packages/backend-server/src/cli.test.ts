@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from './config';
+import { resolveConfig } from './config/index';
 import { createApiKeys, DEFAULT_PUBLISHABLE_KEY, DEFAULT_SECRET_KEY } from './keys';
 
 const run = promisify(execFile);

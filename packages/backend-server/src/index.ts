@@ -8,7 +8,7 @@ export type {
   ServerConfig,
   StartServerOptions,
   WebAuthnOptions,
-} from './config';
+} from './config/index';
 export type { Database } from './db/index';
 export {
   type SigningKeyInfo,

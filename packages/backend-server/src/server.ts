@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
-import { resolveConfig, type StartServerOptions } from './config';
+import { resolveConfig, type StartServerOptions } from './config/index';
 import { consoleLink } from './console/index';
 import { lockDataDir } from './data/lock';
 import { applyMigrations, applySeed, type Database, openDatabase, ROLES_SQL } from './db/index';

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Hono } from 'hono';
-import type { ServerConfig } from './config';
+import type { ServerConfig } from './config/index';
 import type { Database } from './db/index';
 import type { GatewayInfo } from './http/gateway';
 

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Context, MiddlewareHandler } from 'hono';
-import type { ServerConfig } from '../config';
+import type { ServerConfig } from '../config/index';
 import type { AppEnv } from '../service';
 
 /** The header that carries the console's secret on every console API request. */

@@ -1,6 +1,6 @@
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { type Context, Hono } from 'hono';
-import type { ServerConfig } from '../config';
+import type { ServerConfig } from '../config/index';
 import type { AppEnv, ServiceModule } from '../service';
 import { consoleApi } from './api';
 import { findConsoleAssets, serveAsset } from './assets';

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import type { ServerConfig } from '../config';
+import type { ServerConfig } from '../config/index';
 import type { AppEnv } from '../service';
 import { bearerToken } from './jwt';
 

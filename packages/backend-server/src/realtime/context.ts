@@ -1,4 +1,4 @@
-import type { ServerConfig } from '../config';
+import type { ServerConfig } from '../config/index';
 import type { Database } from '../db/index';
 import type { RealtimeSnapshot } from '../logs/index';
 import type { ChangeFeed } from './changes';

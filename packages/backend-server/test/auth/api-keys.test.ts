@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { resolveConfig } from '../../src/config';
+import { resolveConfig } from '../../src/config/index';
 import {
   DEFAULT_PUBLISHABLE_KEY,
   DEFAULT_SECRET_KEY,

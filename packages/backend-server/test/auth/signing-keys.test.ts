@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveConfig } from '../../src/config';
+import { resolveConfig } from '../../src/config/index';
 import type { SigningKeyJwk } from '../../src/http/signing-keys';
 import { generateSigningKey } from '../../src/keys';
 import type { RunningServer } from '../../src/server';

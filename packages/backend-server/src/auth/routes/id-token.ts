@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
-import type { ResolvedProvider } from '../../config-external';
+import type { ResolvedProvider } from '../../config/external-providers';
 import type { AppEnv } from '../../service';
 import { readBody } from '../body';
 import type { AuthContext } from '../context';

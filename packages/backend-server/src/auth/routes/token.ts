@@ -1,5 +1,5 @@
 import type { Context, Hono } from 'hono';
-import { formatPhone } from '../../config-sms-mfa';
+import { formatPhone } from '../../config/sms-mfa';
 import type { AppEnv } from '../../service';
 import { readBody } from '../body';
 import type { AuthContext } from '../context';
