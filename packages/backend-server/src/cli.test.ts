@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from './config/index';
-import { createApiKeys, DEFAULT_PUBLISHABLE_KEY, DEFAULT_SECRET_KEY } from './keys';
+import { createApiKeys, DEFAULT_PUBLISHABLE_KEY, DEFAULT_SECRET_KEY } from './config/keys';
 
 const run = promisify(execFile);
 const CLI = join(import.meta.dirname, 'cli.ts');

@@ -9,13 +9,6 @@ export type {
   StartServerOptions,
   WebAuthnOptions,
 } from './config/index';
-export type { Database } from './db/index';
-export {
-  type SigningKeyInfo,
-  type SigningKeyJwk,
-  type SigningKeyStatus,
-  SigningKeys,
-} from './http/signing-keys';
 export {
   type ApiKeys,
   createApiKeys,
@@ -24,7 +17,14 @@ export {
   DEFAULT_SECRET_KEY,
   generateOpaqueKey,
   generateSigningKey,
-} from './keys';
+} from './config/keys';
+export type { Database } from './db/index';
+export {
+  type SigningKeyInfo,
+  type SigningKeyJwk,
+  type SigningKeyStatus,
+  SigningKeys,
+} from './http/signing-keys';
 export { type RunningServer, startServer } from './server';
 export {
   type AssertionJson,

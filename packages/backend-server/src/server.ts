@@ -9,8 +9,8 @@ import { lockDataDir } from './data/lock';
 import { applyMigrations, applySeed, type Database, openDatabase, ROLES_SQL } from './db/index';
 import { createApp } from './http/app';
 import type { SigningKeys } from './http/signing-keys';
-import type { ServerContext, ServiceInstance, ServiceModule } from './service';
-import { SERVICES } from './services';
+import type { ServerContext, ServiceInstance, ServiceModule } from './service-module';
+import { SERVICES } from './service-registry';
 
 /** A running server. */
 export interface RunningServer {

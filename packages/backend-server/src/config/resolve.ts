@@ -7,15 +7,15 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { SigningKeys } from '../http/signing-keys';
+import { resolveExternal } from './external-providers';
+import { parseHookUri } from './hook-uri';
 import {
   checkOpaqueKey,
   createApiKeys,
   DEFAULT_JWT_SECRET,
   DEFAULT_PUBLISHABLE_KEY,
   DEFAULT_SECRET_KEY,
-} from '../keys';
-import { resolveExternal } from './external-providers';
-import { parseHookUri } from './hook-uri';
+} from './keys';
 import type {
   AuthRateLimits,
   ConsoleOptions,

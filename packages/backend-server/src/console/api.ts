@@ -1,7 +1,7 @@
 import { type Context, Hono } from 'hono';
 import { devToolsFor, type LogEntry } from '../logs/index';
 import { outboxFor } from '../mail/index';
-import type { AppEnv, ServerContext } from '../service';
+import type { AppEnv, ServerContext } from '../service-module';
 import { smsOutboxFor } from '../sms/index';
 import { listTables, readRows, setRls, tableDetail } from './catalog';
 import { runSql } from './sql';

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { ServerConfig } from '../config/index';
-import type { AppEnv } from '../service';
+import type { AppEnv } from '../service-module';
 
 /** The header that carries the console's secret on every console API request. */
 export const TOKEN_HEADER = 'x-console-token';

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_JWT_SECRET, generateSigningKey } from '../keys';
+import { DEFAULT_JWT_SECRET, generateSigningKey } from '../config/keys';
 import { verifyJwt } from './jwt';
 import { type SigningKeyJwk, SigningKeys } from './signing-keys';
 

@@ -10,7 +10,7 @@ import {
   DEFAULT_SECRET_KEY,
   generateOpaqueKey,
   generateSigningKey,
-} from '../../src/keys';
+} from '../../src/config/keys';
 import type { RunningServer } from '../../src/server';
 import { realtimeClient, subscribed, uniqueTopic } from '../realtime/support';
 import { startTestServer } from '../support/server';

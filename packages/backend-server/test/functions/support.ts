@@ -7,7 +7,7 @@ import { Hono } from 'hono';
 import { SignJWT } from 'jose';
 import WebSocket from 'ws';
 import type { RunningServer } from '../../src/server';
-import type { AppEnv, ServiceModule } from '../../src/service';
+import type { AppEnv, ServiceModule } from '../../src/service-module';
 
 const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
