@@ -4,6 +4,8 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     cli: 'src/cli.ts',
+    // `@app/backend-server/testing`: helpers for tests (see src/testing/index.ts).
+    testing: 'src/testing/index.ts',
     // Loaded by each function's worker thread (see src/functions/index.ts).
     'functions-runtime': 'src/functions/worker-runtime.ts',
     // The embedded database's worker thread (see src/db/pglite-remote.ts).
@@ -12,7 +14,7 @@ export default defineConfig({
     'copy-thread': 'src/data/copy-thread.ts',
   },
   format: ['esm'],
-  dts: { entry: { index: 'src/index.ts' } },
+  dts: { entry: { index: 'src/index.ts', testing: 'src/testing/index.ts' } },
   tsconfig: 'tsconfig.build.json',
   target: 'node20',
   platform: 'node',

@@ -1,5 +1,6 @@
 /**
- * `@app/backend-server` — a Supabase-compatible backend in one Node process.
+ * `@app/backend-server` — a Supabase-compatible backend in one Node process. Helpers for
+ * tests (the software WebAuthn authenticator) are in `@app/backend-server/testing`.
  */
 export type {
   AuthOptions,
@@ -26,9 +27,3 @@ export {
   SigningKeys,
 } from './http/signing-keys';
 export { type RunningServer, startServer } from './server';
-export {
-  type AssertionJson,
-  type RegistrationJson,
-  SoftwareAuthenticator,
-  type Tamper,
-} from './testing/software-authenticator';
