@@ -18,14 +18,8 @@ import { RestError } from '../errors';
 import type { ParsedQuery } from '../parse/ast';
 import { parseQuery } from '../parse/query';
 import type { SchemaCache, Table } from '../schema/types';
-import {
-  type BuildContext,
-  buildLevel,
-  type LevelSource,
-  renderCount,
-  renderLevel,
-  sourceFor,
-} from '../sql/read';
+import { type BuildContext, buildLevel, type LevelSource, sourceFor } from '../sql/read';
+import { renderCount, renderLevel } from '../sql/render';
 import { wrapStatement } from '../sql/statement';
 import {
   baseHeaders,
