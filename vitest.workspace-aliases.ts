@@ -13,6 +13,10 @@ export const workspaceAliases = [
   },
   { find: /^@app\/backend-sdk$/, replacement: `${root}packages/backend-sdk/src/index.ts` },
   { find: /^@app\/backend-react$/, replacement: `${root}packages/backend-react/src/index.ts` },
+  {
+    find: /^@app\/backend-server\/testing$/,
+    replacement: `${root}packages/backend-server/src/testing/index.ts`,
+  },
   { find: /^@app\/backend-server$/, replacement: `${root}packages/backend-server/src/index.ts` },
   {
     find: /^@app\/backend-server\/console-api$/,

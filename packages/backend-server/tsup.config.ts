@@ -4,6 +4,8 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     cli: 'src/cli.ts',
+    // `@app/backend-server/testing`: helpers for tests (see src/testing/index.ts).
+    testing: 'src/testing/index.ts',
     // Loaded by each function's worker thread (see src/functions/index.ts).
     'functions-runtime': 'src/functions/worker-runtime.ts',
     // The embedded database's worker thread (see src/db/pglite-remote.ts).
@@ -15,6 +17,7 @@ export default defineConfig({
   dts: {
     entry: {
       index: 'src/index.ts',
+      testing: 'src/testing/index.ts',
       // The console API's wire types (types only: no JavaScript entry).
       'console-api': 'src/console/api-types.ts',
     },

@@ -1,5 +1,5 @@
 import type { WebAuthnDriver } from '@app/backend-sdk';
-import { SoftwareAuthenticator } from '@app/backend-server';
+import { SoftwareAuthenticator } from '@app/backend-server/testing';
 import { act, cleanup, renderHook, waitFor } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,5 @@
-import { type RunningServer, SoftwareAuthenticator, startServer } from '@app/backend-server';
+import { type RunningServer, startServer } from '@app/backend-server';
+import { SoftwareAuthenticator } from '@app/backend-server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AuthChangeEvent,

@@ -37,7 +37,7 @@ import { exportArchive, importArchive } from '../src/data/archive';
 import { exportDirectory, importDirectory } from '../src/data/directory';
 import { resetDatabase } from '../src/data/reset';
 import { platformScripts, type RunningServer, startServer } from '../src/server';
-import { workerScript } from '../src/worker-script';
+import { workerScript } from '../src/threads/worker-script';
 import { findPgBin, startCluster } from '../test/support/postgres-cluster';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);

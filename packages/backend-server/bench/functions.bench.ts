@@ -18,7 +18,7 @@ import autocannon from 'autocannon';
 import { Hono } from 'hono';
 import { functionsService } from '../src/functions/index';
 import { startServer } from '../src/server';
-import type { AppEnv, ServiceModule } from '../src/service';
+import type { AppEnv, ServiceModule } from '../src/service-module';
 
 const anchorService: ServiceModule = {
   name: 'anchor',

@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
 import WebSocket from 'ws';
-import { createApiKeys, DEFAULT_JWT_SECRET } from '../src/keys';
+import { createApiKeys, DEFAULT_JWT_SECRET } from '../src/config/keys';
 
 const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 

@@ -1,14 +1,14 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { DATA_COMMANDS } from './data/commands';
-import type { SigningKeyJwk } from './http/signing-keys';
 import {
   createApiKeys,
   DEFAULT_JWT_SECRET,
   DEFAULT_PUBLISHABLE_KEY,
   DEFAULT_SECRET_KEY,
   generateSigningKey,
-} from './keys';
+} from './config/keys';
+import { DATA_COMMANDS } from './data/commands';
+import type { SigningKeyJwk } from './http/signing-keys';
 import { startServer } from './server';
 
 const HELP = `backend-server — a Supabase-compatible backend in one Node process

@@ -1,5 +1,6 @@
 /**
- * `@app/backend-server` — a Supabase-compatible backend in one Node process.
+ * `@app/backend-server` — a Supabase-compatible backend in one Node process. Helpers for
+ * tests (the software WebAuthn authenticator) are in `@app/backend-server/testing`.
  */
 export type {
   AuthOptions,
@@ -8,14 +9,7 @@ export type {
   ServerConfig,
   StartServerOptions,
   WebAuthnOptions,
-} from './config';
-export type { Database } from './db/index';
-export {
-  type SigningKeyInfo,
-  type SigningKeyJwk,
-  type SigningKeyStatus,
-  SigningKeys,
-} from './http/signing-keys';
+} from './config/index';
 export {
   type ApiKeys,
   createApiKeys,
@@ -24,11 +18,12 @@ export {
   DEFAULT_SECRET_KEY,
   generateOpaqueKey,
   generateSigningKey,
-} from './keys';
-export { type RunningServer, startServer } from './server';
+} from './config/keys';
+export type { Database } from './db/index';
 export {
-  type AssertionJson,
-  type RegistrationJson,
-  SoftwareAuthenticator,
-  type Tamper,
-} from './testing/software-authenticator';
+  type SigningKeyInfo,
+  type SigningKeyJwk,
+  type SigningKeyStatus,
+  SigningKeys,
+} from './http/signing-keys';
+export { type RunningServer, startServer } from './server';

@@ -3,14 +3,14 @@ import type { Server } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
-import { resolveConfig, type StartServerOptions } from './config';
+import { resolveConfig, type StartServerOptions } from './config/index';
 import { consoleLink } from './console/index';
 import { lockDataDir } from './data/lock';
 import { applyMigrations, applySeed, type Database, openDatabase, ROLES_SQL } from './db/index';
 import { createApp } from './http/app';
 import type { SigningKeys } from './http/signing-keys';
-import type { ServerContext, ServiceInstance, ServiceModule } from './service';
-import { SERVICES } from './services';
+import type { ServerContext, ServiceInstance, ServiceModule } from './service-module';
+import { SERVICES } from './service-registry';
 
 /** A running server. */
 export interface RunningServer {

@@ -9,7 +9,7 @@
 import { fileURLToPath } from 'node:url';
 import { type Client, createClient } from '@app/backend-sdk';
 import type { RunningServer } from '@app/backend-server';
-import type { StartServerOptions } from '../../../../packages/backend-server/src/config';
+import type { StartServerOptions } from '../../../../packages/backend-server/src/config/index';
 import { startTestServer } from '../../../../packages/backend-server/test/support/server';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { AppEnv } from '../service';
+import type { AppEnv } from '../service-module';
 import { AuthError, badRequest } from './errors';
 
 /** Request bodies larger than this are refused (as the hosted service does). */

@@ -1,4 +1,4 @@
-import type { ServerConfig } from '../config';
+import type { ServerConfig } from '../config/index';
 import type { Database } from '../db/index';
 import type { SigningKeys } from '../http/signing-keys';
 import type { Outbox } from '../mail/index';

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { pgError } from '../db/index';
-import type { AppEnv } from '../service';
+import type { AppEnv } from '../service-module';
 
 const API_VERSION_HEADER = 'x-supabase-api-version';
 const API_VERSION_2024 = '2024-01-01';

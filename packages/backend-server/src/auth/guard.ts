@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { type JwtClaims, verifyJwt } from '../http/jwt';
-import type { AppEnv } from '../service';
+import type { AppEnv } from '../service-module';
 import type { AuthContext } from './context';
 import { AuthError, badRequest, forbidden } from './errors';
 import { findUser, type UserRow } from './users';

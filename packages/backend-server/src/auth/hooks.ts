@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { parseHookUri } from '../config/hook-uri';
 import type { Queryable } from '../db/index';
 import { AuthError } from './errors';
 
@@ -6,32 +7,6 @@ import { AuthError } from './errors';
 export const HOOK_ROLE = 'supabase_auth_admin';
 /** GoTrue's limit on a Postgres hook (`statement_timeout`). */
 const HOOK_TIMEOUT_MS = 2000;
-
-const NAME = /^[a-zA-Z_][a-zA-Z0-9_$]*$/;
-
-/**
- * Parses a hook URI of the hosted configuration, `pg-functions://postgres/<schema>/<function>`,
- * into the quoted function name. Throws a configuration error for anything else (this
- * server runs Postgres hooks only).
- */
-export function parseHookUri(uri: string, option: string): { uri: string; fn: string } {
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    throw new Error(`${option}: not a URI: ${uri}`);
-  }
-  if (url.protocol !== 'pg-functions:') {
-    throw new Error(
-      `${option}: only pg-functions://postgres/<schema>/<function> hooks are supported`,
-    );
-  }
-  const [, schema, fn] = url.pathname.split('/');
-  if (!schema || !fn || !NAME.test(schema) || !NAME.test(fn)) {
-    throw new Error(`${option}: expected pg-functions://postgres/<schema>/<function>, got ${uri}`);
-  }
-  return { uri, fn: `"${schema}"."${fn}"` };
-}
 
 /** A hook error as GoTrue reports it: the status, the message and no error code of its own. */
 const hookError = (status: number, message: string, cause?: unknown) =>

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { outboxFor } from '../mail/index';
-import type { AppEnv, ServiceModule } from '../service';
+import type { AppEnv, ServiceModule } from '../service-module';
 import { smsOutboxFor } from '../sms/index';
 import type { AuthContext } from './context';
 import { errorResponse } from './errors';

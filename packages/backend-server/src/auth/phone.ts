@@ -3,7 +3,7 @@
  * digits, codes by SMS through the configured provider (or the outbox), fixed test codes,
  * the per-user resend interval and the global SMS rate limit.
  */
-import { formatPhone } from '../config-sms-mfa';
+import { formatPhone } from '../config/sms-mfa';
 import type { Queryable } from '../db/index';
 import { SmsProviderError, type SmsType, sendTwilio } from '../sms/index';
 import type { AuthContext } from './context';

@@ -1,4 +1,4 @@
-import type { AuthRateLimits } from '../config';
+import type { AuthRateLimits } from '../config/index';
 import { AuthError } from './errors';
 
 type Bucket = keyof AuthRateLimits;

@@ -1,7 +1,7 @@
 import { type Context, Hono } from 'hono';
 import { devToolsFor } from '../logs/index';
 import { outboxFor } from '../mail/index';
-import type { AppEnv, ServerContext } from '../service';
+import type { AppEnv, ServerContext } from '../service-module';
 import { smsOutboxFor } from '../sms/index';
 import type {
   ApiError,

@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Context, MiddlewareHandler } from 'hono';
-import type { ServerConfig } from '../config';
-import type { AppEnv } from '../service';
+import type { ServerConfig } from '../config/index';
+import type { AppEnv } from '../service-module';
 import type { ApiError } from './api-types';
 
 /** The header that carries the console's secret on every console API request. */

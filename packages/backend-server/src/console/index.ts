@@ -1,7 +1,7 @@
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { type Context, Hono } from 'hono';
-import type { ServerConfig } from '../config';
-import type { AppEnv, ServiceModule } from '../service';
+import type { ServerConfig } from '../config/index';
+import type { AppEnv, ServiceModule } from '../service-module';
 import { consoleApi } from './api';
 import type { ApiError, LoginResponse } from './api-types';
 import { findConsoleAssets, serveAsset } from './assets';

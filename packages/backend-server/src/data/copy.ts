@@ -6,7 +6,7 @@
  * long as the copy.
  */
 import { Worker } from 'node:worker_threads';
-import { workerScript } from '../worker-script';
+import { workerScript } from '../threads/worker-script';
 
 /** Bytes of one object to put into an archive, after its tar header. */
 export interface PackEntry {

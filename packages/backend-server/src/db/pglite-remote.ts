@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { workerScript } from '../worker-script';
+import { workerScript } from '../threads/worker-script';
 import {
   type Call,
   type CallBody,

@@ -6,8 +6,8 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import { type Context, Hono } from 'hono';
 import { bearerToken, verifyJwt } from '../http/jwt';
 import { devToolsFor } from '../logs/index';
-import type { AppEnv, ServerContext, ServiceInstance, ServiceModule } from '../service';
-import { workerScript } from '../worker-script';
+import type { AppEnv, ServerContext, ServiceInstance, ServiceModule } from '../service-module';
+import { workerScript } from '../threads/worker-script';
 import { CompileError, Compiler } from './compile';
 import { HOP_BY_HOP } from './protocol';
 import {

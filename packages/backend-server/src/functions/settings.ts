@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parseEnv } from 'node:util';
-import type { ServerConfig } from '../config';
-import { functionVerifyJwt, parseProjectToml } from '../config-project';
+import type { ServerConfig } from '../config/index';
+import { functionVerifyJwt, parseProjectToml } from '../config/project-toml';
 import { stamp } from './compile';
 
 /**

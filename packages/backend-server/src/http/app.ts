@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { devToolsFor, requestLog } from '../logs/index';
-import type { AppEnv, ServerContext, ServiceInstance, ServiceModule } from '../service';
+import type { AppEnv, ServerContext, ServiceInstance, ServiceModule } from '../service-module';
 import { cors, gateway } from './gateway';
 
 /** The gateway's answer for a path no service owns. */

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
-import type { ServerConfig } from '../config';
-import type { AppEnv } from '../service';
+import type { ServerConfig } from '../config/index';
+import type { AppEnv } from '../service-module';
 import { bearerToken } from './jwt';
 
 /** What the gateway learned about a request before a service sees it. */

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../service';
+import type { AppEnv } from '../service-module';
 import type { LiveLog } from './log';
 
 interface Caller {

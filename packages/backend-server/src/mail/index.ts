@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { AppEnv, ServiceModule } from '../service';
+import type { AppEnv, ServiceModule } from '../service-module';
 import { smsOutboxRoutes } from '../sms/index';
 import { outboxFor } from './outbox';
 

@@ -1,5 +1,5 @@
 import type { Transporter } from 'nodemailer';
-import type { ServerConfig } from '../config';
+import type { ServerConfig } from '../config/index';
 
 /** What a mail is about (the auth flow that sent it). */
 export type MailType =

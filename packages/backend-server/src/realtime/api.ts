@@ -1,7 +1,7 @@
 import { type Context, Hono } from 'hono';
 import type { JwtClaims } from '../http/jwt';
 import { bearerToken } from '../http/jwt';
-import type { AppEnv } from '../service';
+import type { AppEnv } from '../service-module';
 import { writePermission } from './authorization';
 import { flag } from './channel';
 import type { RealtimeContext } from './context';

@@ -1,4 +1,4 @@
-import type { ServerConfig } from '../config';
+import type { ServerConfig } from '../config/index';
 import type { RealtimeSnapshot } from '../console/api-types';
 import type { Database } from '../db/index';
 import type { ChangeFeed } from './changes';

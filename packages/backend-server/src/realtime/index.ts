@@ -1,5 +1,5 @@
 import { devToolsFor } from '../logs/index';
-import type { ServiceModule } from '../service';
+import type { ServiceModule } from '../service-module';
 import { apiRoutes } from './api';
 import { ChangeFeed } from './changes';
 import { createSocketEndpoint } from './connection';

@@ -1,5 +1,5 @@
 import { decodeJwt } from 'jose';
-import type { ServerConfig } from '../config';
+import type { ServerConfig } from '../config/index';
 import { keyToken } from '../http/gateway';
 import { type JwtClaims, verifyJwt } from '../http/jwt';
 

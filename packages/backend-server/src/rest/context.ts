@@ -1,4 +1,4 @@
-import type { ServerConfig } from '../config';
+import type { ServerConfig } from '../config/index';
 import {
   asRequest,
   type Database,

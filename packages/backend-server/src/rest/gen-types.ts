@@ -1,6 +1,6 @@
 import { applyMigrations, type Database, openDatabase, ROLES_SQL } from '../db/index';
 import { openPostgres } from '../db/postgres';
-import { SERVICES } from '../services';
+import { SERVICES } from '../service-registry';
 import { loadSchemaCache } from './schema/load';
 import { generateTypes } from './typegen';
 

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { pgError } from '../db/index';
-import type { AppEnv, ServerContext, ServiceModule } from '../service';
+import type { AppEnv, ServerContext, ServiceModule } from '../service-module';
 import { authenticate } from './auth';
 import type { Runtime } from './context';
 import { errorResponse, fromPgError, RestError } from './errors';

@@ -1,4 +1,4 @@
-import type { RestOptions } from '../config';
+import type { RestOptions } from '../config/index';
 import { API_ROLE, type Queryable } from '../db/index';
 
 /** How a transaction ends, and whether `Prefer: tx=` may change it (`db-tx-end`). */

@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import type { AppEnv, ServerContext } from '../service';
+import type { AppEnv, ServerContext } from '../service-module';
 import { smsOutboxFor } from './outbox';
 
 export { type Sms, SmsOutbox, type SmsType, smsOutboxFor } from './outbox';

@@ -1,4 +1,4 @@
-import type { ServerConfig } from '../config';
+import type { ServerConfig } from '../config/index';
 
 /** Why a code was sent. */
 export type SmsType = 'confirmation' | 'phone_change' | 'reauthentication' | 'mfa';

@@ -1,4 +1,4 @@
-import type { TwilioOptions } from '../config';
+import type { TwilioOptions } from '../config/index';
 
 /** A refusal or failure of the SMS provider (its message is safe to show). */
 export class SmsProviderError extends Error {}

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { ServiceModule } from '../service';
+import type { ServiceModule } from '../service-module';
 import type { StorageContext } from './context';
 import { DiskStore } from './disk';
 import { collectRetired } from './objects';

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../service';
+import type { AppEnv } from '../service-module';
 import {
   createBucket,
   deleteBucket,

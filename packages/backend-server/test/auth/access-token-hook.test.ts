@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveConfig } from '../../src/config';
+import { resolveConfig } from '../../src/config/index';
 import type { RunningServer } from '../../src/server';
 import { startTestServer } from '../support/server';
 import { api, claimsOf, client, uniqueEmail } from './support';

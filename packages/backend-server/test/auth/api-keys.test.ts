@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { resolveConfig } from '../../src/config';
+import { resolveConfig } from '../../src/config/index';
 import {
   DEFAULT_PUBLISHABLE_KEY,
   DEFAULT_SECRET_KEY,
   generateOpaqueKey,
   generateSigningKey,
-} from '../../src/keys';
+} from '../../src/config/keys';
 import type { RunningServer } from '../../src/server';
 import { realtimeClient, subscribed, uniqueTopic } from '../realtime/support';
 import { startTestServer } from '../support/server';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveConfig } from '../../src/config';
+import { resolveConfig } from '../../src/config/index';
 import type { RunningServer } from '../../src/server';
 import { databaseKind, startTestServer } from '../support/server';
 import { followToApp, fragmentOf } from './oauth-support';

@@ -1,7 +1,7 @@
 import { FunctionsHttpError, type SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server';
-import { SERVICES } from '../../src/services';
+import { SERVICES } from '../../src/service-registry';
 import { startTestServer } from '../support/server';
 import { client, functionLog, probeService, startTimer, writeProject } from './support';
 

@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from '../../src/config';
+import { resolveConfig } from '../../src/config/index';
 import { type ImportMap, mapSpecifier, stripJsonc } from '../../src/functions/import-map';
 import { FunctionSettings, parseDotEnv, parseVerifyJwt } from '../../src/functions/settings';
 import { packagePath, planSpecifier } from '../../src/functions/specifiers';

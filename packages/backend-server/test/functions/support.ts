@@ -9,7 +9,7 @@ import WebSocket from 'ws';
 import { TOKEN_HEADER } from '../../src/console/index';
 import type { LogEntry } from '../../src/logs/index';
 import type { RunningServer } from '../../src/server';
-import type { AppEnv, ServiceModule } from '../../src/service';
+import type { AppEnv, ServiceModule } from '../../src/service-module';
 
 const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 

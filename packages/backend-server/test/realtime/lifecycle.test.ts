@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import type { StartServerOptions } from '../../src/config';
+import type { StartServerOptions } from '../../src/config/index';
 import { type RunningServer, startServer } from '../../src/server';
 import { databaseKind } from '../support/server';
 import { Inbox, RawSocket, realtimeClient, socketUrl, uniqueTopic, userToken } from './support';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { SignJWT } from 'jose';
 import WebSocket from 'ws';
-import type { StartServerOptions } from '../../src/config';
+import type { StartServerOptions } from '../../src/config/index';
 import type { RunningServer } from '../../src/server';
 import { startTestServer } from '../support/server';
 

@@ -1,5 +1,5 @@
 import { openDatabase, ROLES_SQL } from '../../src/db/index';
-import { SERVICES } from '../../src/services';
+import { SERVICES } from '../../src/service-registry';
 
 /**
  * globalSetup: builds the PGlite platform snapshot once before the workers start, so

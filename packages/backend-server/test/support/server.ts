@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { inject } from 'vitest';
-import type { StartServerOptions } from '../../src/config';
+import type { StartServerOptions } from '../../src/config/index';
 import { type RunningServer, type StartServerInternals, startServer } from '../../src/server';
 
 /** Which database the current project runs against. */

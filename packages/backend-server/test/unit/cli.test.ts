@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from '../../src/config';
-import { createApiKeys, DEFAULT_PUBLISHABLE_KEY, DEFAULT_SECRET_KEY } from '../../src/keys';
+import { resolveConfig } from '../../src/config/index';
+import { createApiKeys, DEFAULT_PUBLISHABLE_KEY, DEFAULT_SECRET_KEY } from '../../src/config/keys';
 
 const run = promisify(execFile);
 const PACKAGE = join(import.meta.dirname, '..', '..');

@@ -4,7 +4,7 @@
  * of the configured client ids; nonce: the one sent) or else from the userinfo endpoint,
  * read into the standard claims.
  */
-import type { ResolvedProvider } from '../../config-external';
+import type { ResolvedProvider } from '../../config/external-providers';
 import { getJson } from './http';
 import type { NamedDefinition } from './named';
 import type { OidcCache } from './oidc';

@@ -4,7 +4,7 @@
  * becomes emails and identity claims. `emulate` builds the profile the provider's API would
  * give for a user typed on the emulated sign-in page, so the same mapping runs.
  */
-import type { NamedProvider, ResolvedProvider } from '../../config-external';
+import type { NamedProvider, ResolvedProvider } from '../../config/external-providers';
 import { getJson } from './http';
 import type { OidcCache } from './oidc';
 import { verifyIdToken } from './oidc';

@@ -4,7 +4,7 @@
  * emulated one (a local page, then the same mapping of the provider's profile).
  */
 import { randomBytes } from 'node:crypto';
-import type { ResolvedProvider } from '../../config-external';
+import type { ResolvedProvider } from '../../config/external-providers';
 import type { AuthContext } from '../context';
 import { s256 } from '../crypto';
 import { customOidc } from './custom';

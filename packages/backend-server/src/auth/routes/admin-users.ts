@@ -1,6 +1,6 @@
 import type { Context, Hono } from 'hono';
 import type { Queryable } from '../../db/index';
-import type { AppEnv } from '../../service';
+import type { AppEnv } from '../../service-module';
 import { readBody } from '../body';
 import type { AuthContext } from '../context';
 import { badRequest, internal, notFound, unprocessable } from '../errors';

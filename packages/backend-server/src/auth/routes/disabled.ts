@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import type { AppEnv } from '../../service';
+import type { AppEnv } from '../../service-module';
 import type { AuthContext } from '../context';
 import { notFound, unprocessable } from '../errors';
 import { requireUser } from '../guard';

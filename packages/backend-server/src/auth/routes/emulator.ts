@@ -1,6 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Context, Hono } from 'hono';
-import type { AppEnv } from '../../service';
+import type { AppEnv } from '../../service-module';
 import type { AuthContext } from '../context';
 import { type EarlierIdentity, emulatorErrorPage, emulatorPage } from '../oauth/emulator-page';
 import { findOAuthFlow, type OAuthFlow } from '../oauth/flow';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Context, Hono } from 'hono';
 import { pgError } from '../../db/index';
-import type { AppEnv } from '../../service';
+import type { AppEnv } from '../../service-module';
 import { readBody } from '../body';
 import type { AuthContext } from '../context';
 import { tokenHash } from '../crypto';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
-import type { ResolvedProvider } from '../../config-external';
-import type { AppEnv } from '../../service';
+import type { ResolvedProvider } from '../../config/external-providers';
+import type { AppEnv } from '../../service-module';
 import { readBody } from '../body';
 import type { AuthContext } from '../context';
 import { AuthError, badRequest, internal, OAuthError } from '../errors';

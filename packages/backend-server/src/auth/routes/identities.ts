@@ -1,5 +1,5 @@
 import type { Context, Hono } from 'hono';
-import type { AppEnv } from '../../service';
+import type { AppEnv } from '../../service-module';
 import type { AuthContext } from '../context';
 import { AuthError, forbidden, internal, notFound, unprocessable } from '../errors';
 import { type Caller, isUuid, requireUser } from '../guard';

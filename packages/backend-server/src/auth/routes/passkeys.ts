@@ -1,5 +1,5 @@
 import type { Context, Hono } from 'hono';
-import type { AppEnv } from '../../service';
+import type { AppEnv } from '../../service-module';
 import { readBody } from '../body';
 import type { AuthContext } from '../context';
 import { badRequest, forbidden, notFound, unprocessable } from '../errors';

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
 import type { Queryable, Transaction } from '../../db/index';
-import type { AppEnv } from '../../service';
+import type { AppEnv } from '../../service-module';
 import type { AuthContext } from '../context';
 import { tokenHash } from '../crypto';
 import { badRequest, forbidden, unprocessable } from '../errors';

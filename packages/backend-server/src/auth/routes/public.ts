@@ -1,5 +1,5 @@
 import type { Context, Hono } from 'hono';
-import type { AppEnv } from '../../service';
+import type { AppEnv } from '../../service-module';
 import type { AuthContext } from '../context';
 
 const PROVIDERS = [

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import type { OutgoingMail } from '../../mail/index';
-import type { AppEnv } from '../../service';
+import type { AppEnv } from '../../service-module';
 import { readBody } from '../body';
 import type { AuthContext } from '../context';
 import { badRequest, SIGNUP_DISABLED, unprocessable } from '../errors';

@@ -1,6 +1,6 @@
 import type { Context, Hono } from 'hono';
-import { formatPhone } from '../../config-sms-mfa';
-import type { AppEnv } from '../../service';
+import { formatPhone } from '../../config/sms-mfa';
+import type { AppEnv } from '../../service-module';
 import { readBody } from '../body';
 import type { AuthContext } from '../context';
 import { s256 } from '../crypto';

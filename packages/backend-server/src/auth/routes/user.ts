@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import type { Transaction } from '../../db/index';
 import type { OutgoingMail } from '../../mail/index';
-import type { AppEnv } from '../../service';
+import type { AppEnv } from '../../service-module';
 import { readBody } from '../body';
 import type { AuthContext } from '../context';
 import { tokenHash } from '../crypto';

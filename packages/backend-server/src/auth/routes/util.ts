@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { AppEnv } from '../../service';
+import type { AppEnv } from '../../service-module';
 
 /** The caller's IP (the socket's peer address), for rate limits. */
 export function clientIp(c: Context<AppEnv>): string {

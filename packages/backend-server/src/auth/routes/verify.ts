@@ -1,6 +1,6 @@
 import type { Context, Hono } from 'hono';
 import { pgError, type Transaction } from '../../db/index';
-import type { AppEnv } from '../../service';
+import type { AppEnv } from '../../service-module';
 import { readBody } from '../body';
 import type { AuthContext } from '../context';
 import { tokenHash } from '../crypto';

@@ -17,14 +17,8 @@ import {
 import { RestError } from '../errors';
 import type { ParsedQuery } from '../parse/ast';
 import type { ReadPlan, RowRange, RowsShape } from '../plan/types';
-import {
-  type BuildContext,
-  buildLevel,
-  type LevelSource,
-  renderCount,
-  renderLevel,
-  sourceFor,
-} from '../sql/read';
+import { type BuildContext, buildLevel, type LevelSource, sourceFor } from '../sql/read';
+import { renderCount, renderLevel } from '../sql/render';
 import { wrapStatement } from '../sql/statement';
 import {
   baseHeaders,

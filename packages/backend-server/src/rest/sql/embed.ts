@@ -6,13 +6,8 @@ import {
   type Relationship,
   resolveRelationship,
 } from '../schema/relations';
-import {
-  type BuildContext,
-  buildLevel,
-  type LevelSource,
-  type LevelSql,
-  renderLevel,
-} from './read';
+import type { BuildContext, buildLevel, LevelSource, LevelSql } from './read';
+import { renderLevel } from './render';
 
 /** What the parent level needs to know of one of its embeds. */
 export interface EmbedInfo {
@@ -89,6 +84,8 @@ export function embed(
   item: Extract<SelectItem, { kind: 'embed' }>,
   path: string,
   add: (expr: string, name: string, grouped: boolean) => void,
+  /** Builds the embedded level: `buildLevel` of read.ts, passed in by its caller. */
+  build: typeof buildLevel,
 ): EmbedInfo {
   if (!source.table) {
     throw noRelationship(
@@ -103,7 +100,7 @@ export function embed(
   const depth = source.depth + 1;
   const child = childSource(rel, source, depth);
   const key = item.alias && ctx.levels.has(joinPath(path, item.alias)) ? item.alias : item.name;
-  const childLevel = buildLevel(
+  const childLevel = build(
     ctx,
     child,
     item.items,

@@ -205,7 +205,7 @@ export function buildLevel(
         add(expr, outputName(item.field, item.alias), true);
       }
     } else {
-      const info = embed(ctx, source, out, item, path, add);
+      const info = embed(ctx, source, out, item, path, add, buildLevel);
       if (embeds.some((e) => e.lateral === info.lateral)) {
         throw new RestError(400, '42712', `table name "${info.lateral}" specified more than once`);
       }
@@ -226,32 +226,6 @@ export function buildLevel(
 
 const aggregatesDisabled = () =>
   new RestError(400, 'PGRST123', 'Use of aggregate functions is not allowed', null, null);
-
-/** `SELECT … FROM … [joins] [WHERE] [GROUP BY] [ORDER BY] [LIMIT] [OFFSET]` */
-export function renderLevel(
-  from: string,
-  level: LevelSql,
-  limit: number | null,
-  offset: number | null,
-): string {
-  let sql = `SELECT ${level.select.join(', ')} FROM ${from}`;
-  if (level.joins.length) sql += ` ${level.joins.join(' ')}`;
-  if (level.where.length) sql += ` WHERE ${level.where.join(' AND ')}`;
-  if (level.groupBy.length) sql += ` GROUP BY ${level.groupBy.join(', ')}`;
-  if (level.orderBy.length) sql += ` ORDER BY ${level.orderBy.join(', ')}`;
-  if (limit !== null) sql += ` LIMIT ${limit}`;
-  if (offset !== null && offset > 0) sql += ` OFFSET ${offset}`;
-  return sql;
-}
-
-/** Count query of a level: same FROM, joins and WHERE, no select list, order or paging. */
-export function renderCount(from: string, level: LevelSql): string {
-  let sql = `SELECT 1 FROM ${from}`;
-  if (level.joins.length) sql += ` ${level.joins.join(' ')}`;
-  if (level.where.length) sql += ` WHERE ${level.where.join(' AND ')}`;
-  if (level.groupBy.length) sql += ` GROUP BY ${level.groupBy.join(', ')}`;
-  return `SELECT count(*) FROM (${sql}) AS pgrst_count`;
-}
 
 /** PGRST108 for filters/order on embeds that are not in `select`. */
 export function checkLevelsUsed(ctx: BuildContext): void {

@@ -5,7 +5,7 @@ import {
   quoteJsonKey,
   quoteLiteral,
   quoteQualified,
-} from '../../src/db/quote';
+} from '../../../src/db/quote';
 
 describe('quoteIdent', () => {
   it('double-quotes a name and doubles its double quotes', () => {

@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_JWT_SECRET, generateSigningKey } from '../../../src/config/keys';
 import { verifyJwt } from '../../../src/http/jwt';
 import { type SigningKeyJwk, SigningKeys } from '../../../src/http/signing-keys';
-import { DEFAULT_JWT_SECRET, generateSigningKey } from '../../../src/keys';
 
 const b64 = (v: string | Buffer) => Buffer.from(v).toString('base64url');
 const claims = () => ({ sub: 'u', role: 'authenticated', exp: Math.floor(Date.now() / 1000) + 60 });

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { RestRequest, Runtime } from '../context';
-import { RestError } from '../errors';
-import { negotiate } from '../http/media';
-import { parsePrefer } from '../http/prefer';
-import { queryPairs } from '../parse/query';
-import type { Column, SchemaCache, Table } from '../schema/types';
-import { planRequest } from './index';
+import type { RestRequest, Runtime } from '../../../../src/rest/context';
+import { RestError } from '../../../../src/rest/errors';
+import { negotiate } from '../../../../src/rest/http/media';
+import { parsePrefer } from '../../../../src/rest/http/prefer';
+import { queryPairs } from '../../../../src/rest/parse/query';
+import { planRequest } from '../../../../src/rest/plan/index';
+import type { Column, SchemaCache, Table } from '../../../../src/rest/schema/types';
 
 const column = (name: string, type = 'integer'): Column => ({
   name,

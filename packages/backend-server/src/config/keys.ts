@@ -1,6 +1,11 @@
+/**
+ * The project's keys: the legacy API keys (HS256 JWTs of the JWT secret) and the local
+ * tooling's defaults, the opaque publishable and secret keys, and new signing keys. Part of
+ * the settings layer: `resolveConfig` derives and checks the keys with these.
+ */
 import { createHash, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
-import type { SigningKeyJwk } from './http/signing-keys';
+import type { SigningKeyJwk } from '../http/signing-keys';
 
 /** The JWT secret the hosted backend's local tooling uses, so tools set up for it work unchanged. */
 export const DEFAULT_JWT_SECRET = 'super-secret-jwt-token-with-at-least-32-characters-long';

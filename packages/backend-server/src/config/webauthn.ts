@@ -1,6 +1,6 @@
 /**
  * Settings of passkeys and WebAuthn (the hosted `[auth.passkey]` and `[auth.webauthn]`), with
- * their defaults. Part of the one config loader (`resolveConfig` in `config.ts` calls these).
+ * their defaults. Part of the one config loader (`resolveConfig` in `resolve.ts` calls these).
  */
 
 /** Passkey sign-in and registration under `/auth/v1/passkeys` (the hosted `[auth.passkey]`). */

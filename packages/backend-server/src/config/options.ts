@@ -1,11 +1,11 @@
 /**
  * The options of `startServer` (and of a project's `config.toml`), as callers give them; the
- * settings every service reads after defaults are filled in are `ServerConfig` (config.ts).
+ * settings every service reads after defaults are filled in are `ServerConfig` (server-config.ts).
  */
-import type { ExternalOptions } from './config-external';
-import type { MfaOptions, SmsOptions } from './config-sms-mfa';
-import type { PasskeyOptions, WebAuthnOptions } from './config-webauthn';
-import type { SigningKeyJwk } from './http/signing-keys';
+import type { SigningKeyJwk } from '../http/signing-keys';
+import type { ExternalOptions } from './external-providers';
+import type { MfaOptions, SmsOptions } from './sms-mfa';
+import type { PasskeyOptions, WebAuthnOptions } from './webauthn';
 
 /** Auth (GoTrue) settings. */
 export interface AuthOptions {
@@ -228,7 +228,7 @@ export interface StartServerOptions {
    * A project folder in the layout the hosted platform's CLI reads (its `supabase/` folder):
    * `config.toml`, `migrations/`, `seed.sql` (or `[db.seed] sql_paths`), `functions/`. The
    * settings of `config.toml` this server understands are used (see `projectOptions` in
-   * config-project.ts); options given here win over them.
+   * config/project-toml.ts); options given here win over them.
    *
    * @example
    * await startServer({ projectDir: 'apps/web/backend', port: 0 });

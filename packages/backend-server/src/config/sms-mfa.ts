@@ -1,6 +1,6 @@
 /**
  * Settings of phone sign-in (SMS) and multi-factor authentication, with their defaults.
- * Part of the one config loader (`resolveConfig` in `config.ts` calls these).
+ * Part of the one config loader (`resolveConfig` in `resolve.ts` calls these).
  */
 
 /** A Twilio-compatible SMS API (`POST <baseUrl>/2010-04-01/Accounts/<sid>/Messages.json`). */

@@ -13,7 +13,13 @@ export interface WorkerScript {
   external?: Record<string, string>;
 }
 
+/**
+ * This module's folder: `dist/` in the published package (it is bundled there, beside the
+ * worker scripts), `src/threads/` when the server runs from source.
+ */
 const here = dirname(fileURLToPath(import.meta.url));
+/** `src/`, whose paths `WorkerScript.source` names (used when the server runs from source). */
+const sourceRoot = join(here, '..');
 const built = new Map<string, Promise<string>>();
 let outDir: string | null = null;
 
@@ -38,7 +44,7 @@ export function workerScript(script: WorkerScript): Promise<string> {
 async function bundle({ name, source, external = {} }: WorkerScript): Promise<string> {
   const prebuilt = join(here, `${name}.js`);
   if (existsSync(prebuilt)) return prebuilt;
-  const entry = join(here, source);
+  const entry = join(sourceRoot, source);
   if (!existsSync(entry)) throw new Error(`worker script ${name} not found`);
   if (!outDir) {
     const dir = mkdtempSync(join(tmpdir(), 'backend-workers-'));

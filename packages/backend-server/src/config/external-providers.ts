@@ -1,7 +1,7 @@
 /**
  * Settings of sign-in with external providers (OAuth 2.0 and OpenID Connect), identity linking
  * and the emulated provider, with their defaults. Part of the one config loader
- * (`resolveConfig` in `config.ts` calls {@link resolveExternal}).
+ * (`resolveConfig` in `resolve.ts` calls {@link resolveExternal}).
  */
 
 /** The named providers this server implements (GoTrue's names and endpoints). */

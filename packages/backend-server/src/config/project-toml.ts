@@ -1,15 +1,15 @@
 /**
  * A project folder in the layout the hosted platform's CLI reads from its `supabase/` folder
  * (`config.toml`, `migrations/`, `seed.sql`, `functions/`), turned into server options. Part
- * of the server's one config loader: `resolveConfig` (config.ts) calls it for `projectDir`,
+ * of the server's one config loader: `resolveConfig` (resolve.ts) calls it for `projectDir`,
  * and the functions settings read `verify_jwt` with the same parser.
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { type ExternalOptions, NAMED_PROVIDERS } from './config-external';
-import type { AuthOptions, StartServerOptions } from './config-options';
+import { type ExternalOptions, NAMED_PROVIDERS } from './external-providers';
+import type { AuthOptions, StartServerOptions } from './options';
 
 /** Explicit options over a project's: top-level values, and the keys of each group. */
 export function mergeOptions(

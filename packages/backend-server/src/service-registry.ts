@@ -4,7 +4,7 @@ import { functionsService } from './functions/index';
 import { devMailService } from './mail/index';
 import { realtimeService } from './realtime/index';
 import { restService } from './rest/index';
-import type { ServiceModule } from './service';
+import type { ServiceModule } from './service-module';
 import { storageService } from './storage/index';
 
 /**

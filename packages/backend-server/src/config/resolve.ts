@@ -1,29 +1,14 @@
+/**
+ * The server's one config loader: `resolveConfig` turns `startServer`'s options (after a
+ * project folder's `config.toml`) into the `ServerConfig` every service reads.
+ */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseHookUri } from './auth/hooks';
-import { type ResolvedExternal, resolveExternal } from './config-external';
-import type {
-  AuthOptions,
-  AuthRateLimits,
-  ConsoleOptions,
-  FunctionsOptions,
-  ImageTransformationOptions,
-  RealtimeOptions,
-  RestOptions,
-  StartServerOptions,
-  StorageOptions,
-} from './config-options';
-import { mergeOptions, projectOptions } from './config-project';
-import { type ResolvedMfa, type ResolvedSms, resolveMfa, resolveSms } from './config-sms-mfa';
-import {
-  type ResolvedPasskey,
-  type ResolvedWebAuthn,
-  resolvePasskey,
-  resolveWebAuthn,
-} from './config-webauthn';
-import { SigningKeys } from './http/signing-keys';
+import { SigningKeys } from '../http/signing-keys';
+import { resolveExternal } from './external-providers';
+import { parseHookUri } from './hook-uri';
 import {
   checkOpaqueKey,
   createApiKeys,
@@ -31,101 +16,17 @@ import {
   DEFAULT_PUBLISHABLE_KEY,
   DEFAULT_SECRET_KEY,
 } from './keys';
-
-export type {
-  ExternalOptions,
-  ExternalProviderOptions,
-  OidcProviderOptions,
-} from './config-external';
-export type {
-  AuthOptions,
+import type {
   AuthRateLimits,
   ConsoleOptions,
   FunctionsOptions,
   ImageTransformationOptions,
-  RealtimeOptions,
-  RestOptions,
   StartServerOptions,
-  StorageOptions,
-} from './config-options';
-export type { MfaOptions, SmsOptions, TwilioOptions } from './config-sms-mfa';
-export type { PasskeyOptions, WebAuthnOptions } from './config-webauthn';
-
-/** Resolved settings every service reads. The one config loader of the server. */
-export interface ServerConfig {
-  port: number;
-  host: string;
-  /** Public base URL (set once listening). */
-  url: string;
-  dataDir: string | null;
-  /** The project folder (hosted CLI layout), whose `config.toml` functions settings follow. */
-  projectDir: string | null;
-  /** Where stored files live: `<dataDir>/storage`, or a temp dir removed on stop. */
-  storageDir: string;
-  storageDirIsTemp: boolean;
-  databaseUrl: string | null;
-  migrationsDir: string | null;
-  seedFile: string | null;
-  functionsDir: string | null;
-  jwtSecret: string;
-  /** The signing keys every service verifies with (shared, so rotations reach all). */
-  signingKeys: SigningKeys;
-  anonKey: string;
-  serviceRoleKey: string;
-  /** Publishable keys (the first is the one printed and returned). */
-  publishableKeys: string[];
-  /** Secret keys (the first is the one printed and returned). */
-  secretKeys: string[];
-  auth: Required<
-    Omit<
-      AuthOptions,
-      | 'smtpUrl'
-      | 'siteUrl'
-      | 'rateLimits'
-      | 'hooks'
-      | 'sms'
-      | 'mfa'
-      | 'passkey'
-      | 'webauthn'
-      | 'external'
-      | 'manualLinking'
-      | 'emulateProviders'
-    >
-  > & {
-    smtpUrl: string | null;
-    siteUrl: string | null;
-    rateLimits: AuthRateLimits | false;
-    hooks: { customAccessToken: string | null };
-    sms: ResolvedSms;
-    mfa: ResolvedMfa;
-    passkey: ResolvedPasskey;
-    webauthn: ResolvedWebAuthn;
-    /** External providers, manual linking and the emulated provider. */
-    external: ResolvedExternal;
-  };
-  rest: Required<RestOptions>;
-  storage: Required<Omit<StorageOptions, 'imageTransformation'>> & {
-    imageTransformation: Required<ImageTransformationOptions>;
-  };
-  realtime: Required<RealtimeOptions>;
-  functions: {
-    wallTimeMs: number;
-    memoryLimitMb: number;
-    idleTimeoutMs: number;
-    cpuTimeMs: number;
-    /** Global default (null: not set) and per-name overrides. */
-    verifyJwt: { all: boolean | null; byName: Record<string, boolean> };
-  };
-  console: {
-    enabled: boolean;
-    remote: boolean;
-    password: string | null;
-    token: string;
-    assetsDir: string | null;
-    logCapacity: number;
-  };
-  log: boolean;
-}
+} from './options';
+import { mergeOptions, projectOptions } from './project-toml';
+import type { ServerConfig } from './server-config';
+import { resolveMfa, resolveSms } from './sms-mfa';
+import { resolvePasskey, resolveWebAuthn } from './webauthn';
 
 export const DEFAULT_RATE_LIMITS: AuthRateLimits = {
   tokenPerIp: 150,

@@ -1,7 +1,12 @@
+/**
+ * What a service of the server is (`ServiceModule`: its routes, base path and gateway
+ * settings) and what it gets (`ServerContext`). The services themselves are listed in
+ * service-registry.ts.
+ */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Hono } from 'hono';
-import type { ServerConfig } from './config';
+import type { ServerConfig } from './config/index';
 import type { Database } from './db/index';
 import type { GatewayInfo } from './http/gateway';
 

@@ -1,0 +1,26 @@
+/**
+ * The server's settings layer: the options callers give (`options.ts`, with the auth groups'
+ * own modules), a project folder's `config.toml` (`project-toml.ts`), and the one loader
+ * (`resolve.ts`) that turns them into the `ServerConfig` every service reads
+ * (`server-config.ts`). Nothing here imports a service.
+ */
+export type {
+  ExternalOptions,
+  ExternalProviderOptions,
+  OidcProviderOptions,
+} from './external-providers';
+export type {
+  AuthOptions,
+  AuthRateLimits,
+  ConsoleOptions,
+  FunctionsOptions,
+  ImageTransformationOptions,
+  RealtimeOptions,
+  RestOptions,
+  StartServerOptions,
+  StorageOptions,
+} from './options';
+export { DEFAULT_RATE_LIMITS, resolveConfig } from './resolve';
+export type { ServerConfig } from './server-config';
+export type { MfaOptions, SmsOptions, TwilioOptions } from './sms-mfa';
+export type { PasskeyOptions, WebAuthnOptions } from './webauthn';

@@ -1,0 +1,92 @@
+/**
+ * The resolved settings every service reads (`ServerConfig`), after `resolveConfig`
+ * (resolve.ts) has filled in defaults and derived values.
+ */
+import type { SigningKeys } from '../http/signing-keys';
+import type { ResolvedExternal } from './external-providers';
+import type {
+  AuthOptions,
+  AuthRateLimits,
+  ImageTransformationOptions,
+  RealtimeOptions,
+  RestOptions,
+  StorageOptions,
+} from './options';
+import type { ResolvedMfa, ResolvedSms } from './sms-mfa';
+import type { ResolvedPasskey, ResolvedWebAuthn } from './webauthn';
+
+/** Resolved settings every service reads, from `resolveConfig`, the server's one config loader. */
+export interface ServerConfig {
+  port: number;
+  host: string;
+  /** Public base URL (set once listening). */
+  url: string;
+  dataDir: string | null;
+  /** The project folder (hosted CLI layout), whose `config.toml` functions settings follow. */
+  projectDir: string | null;
+  /** Where stored files live: `<dataDir>/storage`, or a temp dir removed on stop. */
+  storageDir: string;
+  storageDirIsTemp: boolean;
+  databaseUrl: string | null;
+  migrationsDir: string | null;
+  seedFile: string | null;
+  functionsDir: string | null;
+  jwtSecret: string;
+  /** The signing keys every service verifies with (shared, so rotations reach all). */
+  signingKeys: SigningKeys;
+  anonKey: string;
+  serviceRoleKey: string;
+  /** Publishable keys (the first is the one printed and returned). */
+  publishableKeys: string[];
+  /** Secret keys (the first is the one printed and returned). */
+  secretKeys: string[];
+  auth: Required<
+    Omit<
+      AuthOptions,
+      | 'smtpUrl'
+      | 'siteUrl'
+      | 'rateLimits'
+      | 'hooks'
+      | 'sms'
+      | 'mfa'
+      | 'passkey'
+      | 'webauthn'
+      | 'external'
+      | 'manualLinking'
+      | 'emulateProviders'
+    >
+  > & {
+    smtpUrl: string | null;
+    siteUrl: string | null;
+    rateLimits: AuthRateLimits | false;
+    hooks: { customAccessToken: string | null };
+    sms: ResolvedSms;
+    mfa: ResolvedMfa;
+    passkey: ResolvedPasskey;
+    webauthn: ResolvedWebAuthn;
+    /** External providers, manual linking and the emulated provider. */
+    external: ResolvedExternal;
+  };
+  rest: Required<RestOptions>;
+  storage: Required<Omit<StorageOptions, 'imageTransformation'>> & {
+    imageTransformation: Required<ImageTransformationOptions>;
+  };
+  realtime: Required<RealtimeOptions>;
+  functions: {
+    wallTimeMs: number;
+    memoryLimitMb: number;
+    idleTimeoutMs: number;
+    cpuTimeMs: number;
+    /** Global default (null: not set) and per-name overrides. */
+    verifyJwt: { all: boolean | null; byName: Record<string, boolean> };
+  };
+  console: {
+    enabled: boolean;
+    remote: boolean;
+    password: string | null;
+    token: string;
+    assetsDir: string | null;
+    logCapacity: number;
+  };
+  log: boolean;
+}
