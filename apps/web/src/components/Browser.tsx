@@ -13,7 +13,13 @@ import {
 } from '../lib/selection';
 import { useEntryActions } from '../lib/use-entry-actions';
 import { ConfirmDialog, NameDialog } from './Dialog';
-import { type Command, entryCommands, LABELS, selectionCommands } from './entry-menu';
+import {
+  type Command,
+  commandItem,
+  entryCommands,
+  ON_SELECTION,
+  selectionCommands,
+} from './entry-menu';
 import FileGrid from './FileGrid';
 import { type Column, FileList, type FileSource, type ListProps } from './FileList';
 import { Menu } from './Menu';
@@ -214,16 +220,18 @@ export function Browser(props: Props) {
       {count > 0 ? (
         <div className="selection" role="toolbar" aria-label="Selection actions">
           <span>{count} selected</span>
-          {selectionCommands(known, mode).map((command) => (
-            <button
-              key={command}
-              type="button"
-              className={command === 'delete-forever' || command === 'trash' ? 'danger' : undefined}
-              onClick={() => void runOnSelection(command)}
-            >
-              {LABELS[command]}
-            </button>
-          ))}
+          {selectionCommands(known, mode)
+            .map(commandItem)
+            .map(({ command, label, danger }) => (
+              <button
+                key={command}
+                type="button"
+                className={danger ? 'danger' : undefined}
+                onClick={() => void runOnSelection(command)}
+              >
+                {label}
+              </button>
+            ))}
           <button type="button" onClick={clear}>
             Clear selection
           </button>
@@ -246,18 +254,18 @@ export function Browser(props: Props) {
           at={menu.at}
           trigger={menu.trigger}
           onClose={() => setMenu(null)}
-          items={entryCommands(menu.entry, mode).map((command) => ({
-            label: LABELS[command],
-            danger: command === 'trash' || command === 'delete-forever',
-            onSelect: () => {
-              const entry = menu.entry;
-              void (
-                command === 'trash' || command === 'download' || command === 'move'
-                  ? selectionOr(entry)
-                  : Promise.resolve([entry])
-              ).then((entries) => run(command, entries));
-            },
-          }))}
+          items={entryCommands(menu.entry, mode)
+            .map(commandItem)
+            .map(({ command, label, danger }) => ({
+              label,
+              danger,
+              onSelect: () => {
+                const entry = menu.entry;
+                void (
+                  ON_SELECTION.has(command) ? selectionOr(entry) : Promise.resolve([entry])
+                ).then((entries) => run(command, entries));
+              },
+            }))}
         />
       ) : null}
       {pane?.kind === 'rename' ? (

@@ -1,6 +1,7 @@
 import { type FormEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { nameProblem } from '../format';
 import { ErrorText } from './ErrorText';
+import { Field } from './Form';
 
 /** A modal dialog (native `<dialog>`: focus trap, Escape closes, labelled by its title). */
 export function Dialog(props: {
@@ -34,6 +35,21 @@ export function Dialog(props: {
   );
 }
 
+/** The foot of a dialog: its error, Cancel, and the dialog's own button(s). */
+export function DialogActions(props: { error: unknown; onCancel(): void; children: ReactNode }) {
+  return (
+    <>
+      <ErrorText error={props.error} />
+      <div className="dialog-actions">
+        <button type="button" onClick={props.onCancel}>
+          Cancel
+        </button>
+        {props.children}
+      </div>
+    </>
+  );
+}
+
 /** Asks for a name (new folder, rename): checks the rules inline, shows backend errors inline. */
 export function NameDialog(props: {
   title: string;
@@ -47,8 +63,6 @@ export function NameDialog(props: {
 }) {
   const [name, setName] = useState(props.initial);
   const [problem, setProblem] = useState<string | null>(null);
-  const id = useId();
-  const problemId = useId();
   const submit = (e: FormEvent) => {
     e.preventDefault();
     const trimmed = name.trim();
@@ -59,36 +73,25 @@ export function NameDialog(props: {
   return (
     <Dialog title={props.title} onClose={props.onClose}>
       <form onSubmit={submit} noValidate>
-        <div className="field">
-          <label htmlFor={id}>{props.label}</label>
-          {/* No maxLength: a longer name (typed or pasted) is not cut silently, it is told. */}
-          <input
-            id={id}
-            value={name}
-            autoFocus
-            aria-invalid={problem || props.error ? true : undefined}
-            aria-describedby={problem ? problemId : undefined}
-            onChange={(e) => {
-              setName(e.target.value);
-              const long = e.target.value.trim().length > 255;
-              setProblem(long ? nameProblem(e.target.value.trim()) : null);
-            }}
-          />
-          {problem ? (
-            <p className="field-error" id={problemId} role="alert">
-              {problem}
-            </p>
-          ) : null}
-        </div>
-        <ErrorText error={props.error} />
-        <div className="dialog-actions">
-          <button type="button" onClick={props.onClose}>
-            Cancel
-          </button>
+        {/* No maxLength: a longer name (typed or pasted) is not cut silently, it is told. */}
+        <Field
+          label={props.label}
+          value={name}
+          autoFocus
+          error={problem}
+          invalid={Boolean(props.error)}
+          alert
+          onChange={(value) => {
+            setName(value);
+            const long = value.trim().length > 255;
+            setProblem(long ? nameProblem(value.trim()) : null);
+          }}
+        />
+        <DialogActions error={props.error} onCancel={props.onClose}>
           <button type="submit" className="primary" disabled={props.pending}>
             {props.submitLabel}
           </button>
-        </div>
+        </DialogActions>
       </form>
     </Dialog>
   );
@@ -107,15 +110,11 @@ export function ConfirmDialog(props: {
   return (
     <Dialog title={props.title} onClose={props.onClose}>
       <p>{props.message}</p>
-      <ErrorText error={props.error} />
-      <div className="dialog-actions">
-        <button type="button" onClick={props.onClose}>
-          Cancel
-        </button>
+      <DialogActions error={props.error} onCancel={props.onClose}>
         <button type="button" className="danger" disabled={props.pending} onClick={props.onConfirm}>
           {props.confirmLabel}
         </button>
-      </div>
+      </DialogActions>
     </Dialog>
   );
 }

@@ -1,11 +1,22 @@
 import { userErrorOf } from '../lib/use-drive';
 
-/** One sentence for a failure, announced to screen readers; nothing when there is no error. */
-export function ErrorText({ error, id }: { error: unknown; id?: string }) {
+/**
+ * One sentence for a failure, announced to screen readers; nothing when there is no error.
+ * `message` says something else than what the error means.
+ */
+export function ErrorText({
+  error,
+  id,
+  message,
+}: {
+  error: unknown;
+  id?: string;
+  message?: string;
+}) {
   if (!error) return null;
   return (
     <p className="error" role="alert" id={id}>
-      {userErrorOf(error).message}
+      {message ?? userErrorOf(error).message}
     </p>
   );
 }

@@ -1,17 +1,23 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useLayoutEffect, useRef, useState } from 'react';
-import { formatBytes, formatDate } from '../format';
+import { formatBytes } from '../format';
 import type { FileRow, FolderRow } from '../lib/api';
-import { type Entry, entryKey, isSelected, type Selection } from '../lib/selection';
-import { blockRange, typeLabel } from './FileList';
+import type { Entry, Selection } from '../lib/selection';
 import {
-  describeEntry,
-  entryAt,
+  eachEntry,
+  entryText,
+  itemProps,
+  ListScroll,
+  MenuButton,
+  NameButton,
+  SelectBox,
+} from './EntryParts';
+import { blockRange } from './FileList';
+import {
   type FileSource,
   type ListProps,
   type RowActions,
-  useListKeys,
-  useRowActions,
+  useListControls,
 } from './list-behaviour';
 
 /** Height of a line of cards, and the narrowest a card gets. */
@@ -41,14 +47,7 @@ const Card = memo(function Card({
   ...entryProps
 }: CardProps) {
   const entry = entryProps as Entry;
-  const name = entry.row.name;
-  const file = entry.kind === 'file' ? entry.row : null;
-  const type = actions.typeColumn?.value(entry) ?? (file ? typeLabel(file) : 'Folder');
-  const date =
-    actions.dateColumn?.value(entry) ?? formatDate(file ? file.updated_at : entry.row.created_at);
-  const dateLabel = actions.dateColumn
-    ? `${actions.dateColumn.label.toLowerCase()} ${date}`
-    : `modified ${date}`;
+  const { file, spoken } = entryText(entry, actions);
   const picture = actions.picture?.(entry, 'large');
   return (
     <li
@@ -59,42 +58,17 @@ const Card = memo(function Card({
         width: `${100 / columns}%`,
         height: CARD_ROW,
       }}
-      data-kind={entry.kind}
-      data-name={name}
-      data-index={index}
-      onDoubleClick={() => actions.open(entry)}
-      onContextMenu={(e) => actions.menu(e, entry, false)}
+      {...itemProps(entry, index, actions)}
     >
       <div className="tile-inner">
         <div className="tile-picture">
           {picture ?? <span className={`big-${entry.kind}`} aria-hidden="true" />}
         </div>
         <div className="tile-top">
-          <input
-            type="checkbox"
-            checked={selected}
-            aria-label={`Select ${name}`}
-            onChange={() => actions.toggle(entry)}
-          />
-          <button
-            type="button"
-            className="menu-button"
-            aria-label={`Actions for ${name}`}
-            aria-haspopup="menu"
-            onClick={(e) => actions.menu(e, entry, true)}
-          >
-            <span aria-hidden="true">⋯</span>
-          </button>
+          <SelectBox entry={entry} actions={actions} selected={selected} />
+          <MenuButton entry={entry} actions={actions} />
         </div>
-        <button
-          type="button"
-          className="name-button"
-          title={name}
-          onClick={() => actions.open(entry)}
-          aria-label={describeEntry(entry, type, dateLabel)}
-        >
-          <span className="name-text">{name}</span>
-        </button>
+        <NameButton entry={entry} actions={actions} spoken={spoken} />
         <span className="tile-meta">
           {entry.row.starred_at ? <span aria-hidden="true">★ </span> : null}
           {file ? formatBytes(Number(file.size)) : 'Folder'}
@@ -144,33 +118,26 @@ interface LinesProps {
 /** Lines `first`..`last` of cards; memoised, as `Rows` of the list. */
 const Lines = memo(function Lines(props: LinesProps) {
   const { first, last, columns, count, folders, files, selection, actions } = props;
-  const out = [];
-  for (let line = first; line <= last; line += 1) {
-    for (let column = 0; column < columns; column += 1) {
-      const index = line * columns + column;
-      if (index >= count) break;
-      const top = line * CARD_ROW;
-      const entry = entryAt(folders, files, index);
-      if (!entry) {
-        out.push(<Slot key={`index:${index}`} top={top} column={column} columns={columns} />);
-        continue;
-      }
-      const key = entryKey(entry);
-      out.push(
-        <Card
-          key={key}
-          {...entry}
-          index={index}
-          top={top}
-          column={column}
-          columns={columns}
-          selected={isSelected(selection, key)}
-          actions={actions}
-        />,
-      );
-    }
-  }
-  return out;
+  const top = (index: number) => Math.floor(index / columns) * CARD_ROW;
+  return eachEntry(
+    { from: first * columns, to: Math.min((last + 1) * columns, count) - 1 },
+    { folders, files, selection },
+    (entry, index, key, selected) => (
+      <Card
+        key={key}
+        {...entry}
+        index={index}
+        top={top(index)}
+        column={index % columns}
+        columns={columns}
+        selected={selected}
+        actions={actions}
+      />
+    ),
+    (index) => (
+      <Slot key={`index:${index}`} top={top(index)} column={index % columns} columns={columns} />
+    ),
+  );
 });
 
 /**
@@ -211,8 +178,7 @@ export default function FileGrid(props: ListProps) {
     setVisibleRange(Math.max(0, from), Math.max(0, to));
   }, [first, last, columns, folders.length, setVisibleRange]);
 
-  const actions = useRowActions(props);
-  const keys = useListKeys(
+  const { actions, keys } = useListControls(
     props,
     count,
     columns,
@@ -220,36 +186,29 @@ export default function FileGrid(props: ListProps) {
     (index) => virtualizer.scrollToIndex(Math.floor(index / columns), { align: 'auto' }),
     scroller,
   );
-  useLayoutEffect(() => keys.focusPending());
 
   return (
     <div className="list grid">
-      {/* biome-ignore lint/a11y/noStaticElementInteractions: keys of the cards' buttons bubble here. */}
-      <div
-        className="list-scroll"
-        ref={scroller}
-        data-testid="list-scroll"
+      <ListScroll
+        scroller={scroller}
         onKeyDown={keys.onKeyDown}
+        label={label}
+        height={virtualizer.getTotalSize()}
+        className="rows tiles"
       >
-        <ul
-          aria-label={label}
-          style={{ height: virtualizer.getTotalSize() }}
-          className="rows tiles"
-        >
-          {items.length > 0 ? (
-            <Lines
-              first={first}
-              last={last}
-              columns={columns}
-              count={count}
-              folders={folders}
-              files={files}
-              selection={selection}
-              actions={actions}
-            />
-          ) : null}
-        </ul>
-      </div>
+        {items.length > 0 ? (
+          <Lines
+            first={first}
+            last={last}
+            columns={columns}
+            count={count}
+            folders={folders}
+            files={files}
+            selection={selection}
+            actions={actions}
+          />
+        ) : null}
+      </ListScroll>
     </div>
   );
 }

@@ -1,16 +1,22 @@
 import { type Range, useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useLayoutEffect, useRef } from 'react';
-import { formatBytes, formatDate } from '../format';
+import { formatBytes } from '../format';
 import type { FileRow, FolderRow } from '../lib/api';
-import { type Entry, entryKey, isSelected, type Selection } from '../lib/selection';
+import type { Entry, Selection } from '../lib/selection';
 import {
-  describeEntry,
-  entryAt,
+  eachEntry,
+  entryText,
+  itemProps,
+  ListScroll,
+  MenuButton,
+  NameButton,
+  SelectBox,
+} from './EntryParts';
+import {
   type FileSource,
   type ListProps,
   type RowActions,
-  useListKeys,
-  useRowActions,
+  useListControls,
 } from './list-behaviour';
 
 export type { Column, FileSource, ListProps, RowCommand } from './list-behaviour';
@@ -45,16 +51,7 @@ export function blockRange(
 export type { Entry } from '../lib/selection';
 export { entryKey } from '../lib/selection';
 
-export function typeLabel(file: Pick<FileRow, 'mime_type' | 'name'>): string {
-  const mime = file.mime_type || '';
-  if (mime.startsWith('image/')) return 'Image';
-  if (mime.startsWith('video/')) return 'Video';
-  if (mime.startsWith('audio/')) return 'Audio';
-  if (mime === 'application/pdf') return 'PDF';
-  if (mime.startsWith('text/')) return 'Text';
-  const ext = /\.([a-z0-9]{1,8})$/i.exec(file.name)?.[1];
-  return ext ? ext.toUpperCase() : 'File';
-}
+export { typeLabel } from './EntryParts';
 
 type RowProps = {
   index: number;
@@ -66,45 +63,21 @@ type RowProps = {
 /** One entry of the list; memoised on its row object, position and selection. */
 const Row = memo(function Row({ index, start, selected, actions, ...entryProps }: RowProps) {
   const entry = entryProps as Entry;
-  const name = entry.row.name;
-  const file = entry.kind === 'file' ? entry.row : null;
+  const { file, type, date, spoken } = entryText(entry, actions);
   const size = file ? formatBytes(Number(file.size)) : '—';
-  const type = actions.typeColumn?.value(entry) ?? (file ? typeLabel(file) : 'Folder');
-  const date =
-    actions.dateColumn?.value(entry) ?? formatDate(file ? file.updated_at : entry.row.created_at);
-  const dateLabel = actions.dateColumn
-    ? `${actions.dateColumn.label.toLowerCase()} ${date}`
-    : `modified ${date}`;
   const picture = actions.picture?.(entry, 'small');
   return (
     <li
       className={`row${selected ? ' selected' : ''}${file?.status === 'uploading' ? ' pending' : ''}`}
       style={{ transform: `translateY(${start}px)`, height: ROW_HEIGHT }}
-      data-kind={entry.kind}
-      data-name={name}
-      data-index={index}
-      onDoubleClick={() => actions.open(entry)}
-      onContextMenu={(e) => actions.menu(e, entry, false)}
+      {...itemProps(entry, index, actions)}
     >
       <span className="c-select">
-        <input
-          type="checkbox"
-          checked={selected}
-          aria-label={`Select ${name}`}
-          onChange={() => actions.toggle(entry)}
-        />
+        <SelectBox entry={entry} actions={actions} selected={selected} />
       </span>
       <span className="c-name">
         {picture ?? <span className={`icon-${entry.kind}`} aria-hidden="true" />}
-        <button
-          type="button"
-          className="name-button"
-          title={name}
-          onClick={() => actions.open(entry)}
-          aria-label={describeEntry(entry, type, dateLabel)}
-        >
-          <span className="name-text">{name}</span>
-        </button>
+        <NameButton entry={entry} actions={actions} spoken={spoken} />
         {entry.row.starred_at ? (
           <span className="star" aria-hidden="true" title="Starred">
             ★
@@ -123,15 +96,7 @@ const Row = memo(function Row({ index, start, selected, actions, ...entryProps }
       <span className="c-type">{type}</span>
       <span className="c-date">{date}</span>
       <span className="c-menu">
-        <button
-          type="button"
-          className="menu-button"
-          aria-label={`Actions for ${name}`}
-          aria-haspopup="menu"
-          onClick={(e) => actions.menu(e, entry, true)}
-        >
-          <span aria-hidden="true">⋯</span>
-        </button>
+        <MenuButton entry={entry} actions={actions} />
       </span>
     </li>
   );
@@ -165,27 +130,21 @@ interface RowsProps {
  * scroll event, but while the rendered block stays the same this bails out.
  */
 const Rows = memo(function Rows({ first, last, folders, files, selection, actions }: RowsProps) {
-  const out = [];
-  for (let index = first; index <= last; index += 1) {
-    const start = index * ROW_HEIGHT;
-    const entry = entryAt(folders, files, index);
-    if (!entry) {
-      out.push(<Placeholder key={`index:${index}`} start={start} />);
-      continue;
-    }
-    const key = entryKey(entry);
-    out.push(
+  return eachEntry(
+    { from: first, to: last },
+    { folders, files, selection },
+    (entry, index, key, selected) => (
       <Row
         key={key}
         {...entry}
         index={index}
-        start={start}
-        selected={isSelected(selection, key)}
+        start={index * ROW_HEIGHT}
+        selected={selected}
         actions={actions}
-      />,
-    );
-  }
-  return out;
+      />
+    ),
+    (index) => <Placeholder key={`index:${index}`} start={index * ROW_HEIGHT} />,
+  );
 });
 
 /**
@@ -215,8 +174,7 @@ export function FileList(props: ListProps) {
     setVisibleRange(Math.max(0, first - folders.length), Math.max(0, last - folders.length));
   }, [first, last, folders.length, setVisibleRange]);
 
-  const actions = useRowActions(props);
-  const keys = useListKeys(
+  const { actions, keys } = useListControls(
     props,
     count,
     1,
@@ -224,7 +182,6 @@ export function FileList(props: ListProps) {
     (index) => virtualizer.scrollToIndex(index, { align: 'auto' }),
     scroller,
   );
-  useLayoutEffect(() => keys.focusPending());
 
   return (
     <div className={props.typeColumn ? 'list with-place' : 'list'}>
@@ -236,26 +193,24 @@ export function FileList(props: ListProps) {
         <span className="c-date">{props.dateColumn?.label ?? 'Modified'}</span>
         <span className="c-menu" />
       </div>
-      {/* biome-ignore lint/a11y/noStaticElementInteractions: keys of the rows' buttons bubble here. */}
-      <div
-        className="list-scroll"
-        ref={scroller}
-        data-testid="list-scroll"
+      <ListScroll
+        scroller={scroller}
         onKeyDown={keys.onKeyDown}
+        label={label}
+        height={virtualizer.getTotalSize()}
+        className="rows"
       >
-        <ul aria-label={label} style={{ height: virtualizer.getTotalSize() }} className="rows">
-          {items.length > 0 ? (
-            <Rows
-              first={first}
-              last={last}
-              folders={folders}
-              files={files}
-              selection={selection}
-              actions={actions}
-            />
-          ) : null}
-        </ul>
-      </div>
+        {items.length > 0 ? (
+          <Rows
+            first={first}
+            last={last}
+            folders={folders}
+            files={files}
+            selection={selection}
+            actions={actions}
+          />
+        ) : null}
+      </ListScroll>
     </div>
   );
 }

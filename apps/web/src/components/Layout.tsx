@@ -1,5 +1,4 @@
 import {
-  useAuth,
   useLiveTopic,
   usePresence,
   useQueryClient,
@@ -9,14 +8,14 @@ import {
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Link, NavLink, Outlet } from 'react-router';
 import { LIVE_KEYS } from '../lib/api';
-import type { AuthApi } from '../lib/client-types';
 import { fromDrop } from '../lib/dropped';
-import { markSignedIn, markSignOutByUser } from '../lib/session';
+import { markSignedIn } from '../lib/session';
 import { forgetThumbnails } from '../lib/thumbnails';
 import { driveUploadQueue, restoreUploads } from '../lib/uploads';
 import { useDrive } from '../lib/use-drive';
 import { useAddFiles } from './add-files';
 import type { LayoutContext } from './layout-context';
+import { SignOutButton } from './SignOutButton';
 import { Toasts } from './Toasts';
 import { UploadTray } from './UploadTray';
 
@@ -27,7 +26,6 @@ function hasFiles(event: DragEvent): boolean {
 /** Header, upload tray and drop zone around every signed-in page. */
 export default function Layout() {
   const client = useDrive();
-  const auth = useAuth<AuthApi>();
   const user = useUser();
   const queryClient = useQueryClient();
   const queue = useMemo(
@@ -141,16 +139,7 @@ export default function Layout() {
           <span className="who" title={user?.email}>
             {name}
           </span>
-          <button
-            type="button"
-            onClick={() => {
-              markSignOutByUser();
-              forgetThumbnails();
-              void auth.signOut();
-            }}
-          >
-            Sign out
-          </button>
+          <SignOutButton before={forgetThumbnails}>Sign out</SignOutButton>
         </div>
       </header>
       {uploads.offline ? (

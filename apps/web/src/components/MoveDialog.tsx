@@ -1,8 +1,8 @@
-import { useId, useState } from 'react';
+import { useState } from 'react';
 import type { FolderRow } from '../lib/api';
-import { Dialog } from './Dialog';
-import { ErrorText } from './ErrorText';
+import { Dialog, DialogActions } from './Dialog';
 import type { Entry } from './FileList';
+import { FormField } from './Form';
 
 /** Folders as an indented tree, without the moved folders and their descendants. */
 function tree(
@@ -39,7 +39,6 @@ export default function MoveDialog(props: {
   const excluded = new Set(props.entries.filter((e) => e.kind === 'folder').map((e) => e.row.id));
   const options = tree(props.folders, excluded);
   const [destination, setDestination] = useState('');
-  const id = useId();
   return (
     <Dialog
       title={`Move ${props.entries.length === 1 ? `“${props.entries[0]?.row.name}”` : `${props.entries.length} items`}`}
@@ -51,26 +50,24 @@ export default function MoveDialog(props: {
           props.onMove(destination || null);
         }}
       >
-        <div className="field">
-          <label htmlFor={id}>Destination</label>
-          <select id={id} value={destination} onChange={(e) => setDestination(e.target.value)}>
-            <option value="">My files</option>
-            {options.map(({ folder, depth }) => (
-              <option key={folder.id} value={folder.id}>
-                {`${'\u00a0\u00a0'.repeat(depth + 1)}${folder.name}`}
-              </option>
-            ))}
-          </select>
-        </div>
-        <ErrorText error={props.error} />
-        <div className="dialog-actions">
-          <button type="button" onClick={props.onClose}>
-            Cancel
-          </button>
+        <FormField
+          label="Destination"
+          control={({ id }) => (
+            <select id={id} value={destination} onChange={(e) => setDestination(e.target.value)}>
+              <option value="">My files</option>
+              {options.map(({ folder, depth }) => (
+                <option key={folder.id} value={folder.id}>
+                  {`${'\u00a0\u00a0'.repeat(depth + 1)}${folder.name}`}
+                </option>
+              ))}
+            </select>
+          )}
+        />
+        <DialogActions error={props.error} onCancel={props.onClose}>
           <button type="submit" className="primary" disabled={props.pending}>
             Move
           </button>
-        </div>
+        </DialogActions>
       </form>
     </Dialog>
   );

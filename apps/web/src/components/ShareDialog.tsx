@@ -1,5 +1,5 @@
 import { useBackendMutation, useBackendQuery } from '@app/backend-react';
-import { useId, useState } from 'react';
+import { useState } from 'react';
 import { formatDate } from '../format';
 import {
   createShare,
@@ -12,6 +12,7 @@ import {
 import type { DriveClient } from '../lib/client-types';
 import { Dialog } from './Dialog';
 import { ErrorText } from './ErrorText';
+import { FormField } from './Form';
 
 const EXPIRY = [
   { hours: 1, label: '1 hour' },
@@ -33,7 +34,6 @@ function state(share: ShareRow): string {
 export default function ShareDialog({ file, onClose }: { file: FileRow; onClose: () => void }) {
   const [hours, setHours] = useState<number>(24);
   const [copied, setCopied] = useState<string | null>(null);
-  const id = useId();
   const shares = useBackendQuery<ShareRow[], DriveClient>(
     keys.shares(file.id),
     (c) => listShares(c, file.id) as never,
@@ -62,16 +62,18 @@ export default function ShareDialog({ file, onClose }: { file: FileRow; onClose:
           create.mutate(hours);
         }}
       >
-        <div className="field">
-          <label htmlFor={id}>Link expires after</label>
-          <select id={id} value={hours} onChange={(e) => setHours(Number(e.target.value))}>
-            {EXPIRY.map((o) => (
-              <option key={o.hours} value={o.hours}>
-                {o.label}
-              </option>
-            ))}
-          </select>
-        </div>
+        <FormField
+          label="Link expires after"
+          control={({ id }) => (
+            <select id={id} value={hours} onChange={(e) => setHours(Number(e.target.value))}>
+              {EXPIRY.map((o) => (
+                <option key={o.hours} value={o.hours}>
+                  {o.label}
+                </option>
+              ))}
+            </select>
+          )}
+        />
         <button type="submit" className="primary" disabled={create.isPending}>
           Create link
         </button>

@@ -1,4 +1,8 @@
-/** The actions offered for an entry (row menu) or a selection (selection bar), by view. */
+/**
+ * The actions on entries, in one place: which ones an entry (row menu) or a selection
+ * (selection bar) offers, by view; their words; which are dangerous; which act on the whole
+ * selection when given from a selected row; and the keys that give them to the focused row.
+ */
 import type { Entry } from '../lib/selection';
 
 export type Command =
@@ -26,6 +30,27 @@ export const LABELS: Record<Command, string> = {
   trash: 'Move to Trash',
   restore: 'Restore',
   'delete-forever': 'Delete forever',
+};
+
+/** Destructive commands, drawn as such (red) in menus and the selection bar. */
+export const isDanger = (command: Command) => command === 'trash' || command === 'delete-forever';
+
+/** A command as a menu or the selection bar shows it. */
+export function commandItem(command: Command) {
+  return { command, label: LABELS[command], danger: isDanger(command) };
+}
+
+/** Row-menu commands that act on the whole selection when the row is part of it. */
+export const ON_SELECTION: ReadonlySet<Command> = new Set<Command>(['trash', 'download', 'move']);
+
+/** Commands given from the keyboard on a focused row. */
+export type RowCommand = Extract<Command, 'trash' | 'rename'>;
+
+/** The keys of those commands (Backspace: the "delete" key of Mac keyboards). */
+export const SHORTCUTS: Readonly<Record<string, RowCommand>> = {
+  Delete: 'trash',
+  Backspace: 'trash',
+  F2: 'rename',
 };
 
 const ready = (e: Entry) => e.kind === 'folder' || e.row.status === 'ready';

@@ -8,6 +8,7 @@ import {
   type MouseEvent,
   type ReactNode,
   type RefObject,
+  useLayoutEffect,
   useMemo,
   useRef,
   useState,
@@ -15,6 +16,7 @@ import {
 import { formatBytes } from '../format';
 import type { FileRow, FolderRow } from '../lib/api';
 import type { Entry, Selection } from '../lib/selection';
+import { type RowCommand, SHORTCUTS } from './entry-menu';
 
 /** The rows of a list: folders first (all loaded), then files (by index, maybe by range). */
 export type FileSource =
@@ -27,8 +29,7 @@ export interface Column {
   value(entry: Entry): string;
 }
 
-/** Commands given from the keyboard on a focused row. */
-export type RowCommand = 'trash' | 'rename';
+export type { RowCommand } from './entry-menu';
 
 /** What a list (or grid) view needs from its screen. */
 export interface ListProps {
@@ -107,6 +108,20 @@ export function useRowActions(props: ListProps): RowActions {
 }
 
 /**
+ * What a list or grid view wires up: its row actions and its keyboard use (see
+ * {@link useListKeys}), the focus following the keys after each render.
+ */
+export function useListControls(
+  props: ListProps,
+  ...keyArgs: Parameters<typeof useListKeys> extends [ListProps, ...infer Rest] ? Rest : never
+) {
+  const actions = useRowActions(props);
+  const keys = useListKeys(props, ...keyArgs);
+  useLayoutEffect(() => keys.focusPending());
+  return { actions, keys };
+}
+
+/**
  * Keyboard use of a list or grid: arrows (by `columns` per line), Home/End and Page keys move
  * the focus; Delete and F2 are given to the screen; Shift+Space ticks the focused entry.
  * Returns the keydown handler and a function to call after each render.
@@ -135,6 +150,14 @@ export function useListKeys(
     if (!holder) return;
     const index = Number(holder.dataset.index);
     const entry = entryAt(props.folders, props.files, index);
+    const command = Object.hasOwn(SHORTCUTS, e.key) ? SHORTCUTS[e.key] : undefined;
+    if (command) {
+      if (entry && props.onCommand) {
+        e.preventDefault();
+        props.onCommand(command, entry);
+      }
+      return;
+    }
     let next: number | null = null;
     switch (e.key) {
       case 'ArrowDown':
@@ -161,20 +184,6 @@ export function useListKeys(
       case 'PageUp':
         next = index - pageSize;
         break;
-      case 'Delete':
-      // The "delete" key of Mac keyboards.
-      case 'Backspace':
-        if (entry && props.onCommand) {
-          e.preventDefault();
-          props.onCommand('trash', entry);
-        }
-        return;
-      case 'F2':
-        if (entry && props.onCommand) {
-          e.preventDefault();
-          props.onCommand('rename', entry);
-        }
-        return;
       case ' ':
         if (entry && e.shiftKey && !e.repeat) {
           e.preventDefault();

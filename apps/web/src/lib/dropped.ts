@@ -104,32 +104,96 @@ export function fromFolderInput(files: File[]): Picked {
   return out;
 }
 
+type DropItem = DataTransferItem & {
+  getAsFileSystemHandle?(): Promise<HandleLike | null | undefined> | null | undefined;
+};
+
+/** What one dropped item offers, read in the drop event (its handle comes later, if at all). */
+interface ItemSources {
+  handle: Promise<HandleLike | null>;
+  entry: EntryLike | null;
+  file: File | null;
+}
+
+/** A handle that can be read: a file's with `getFile`, a folder's with `values`. */
+const isHandle = (h: unknown): h is HandleLike => {
+  const handle = h as HandleLike | null | undefined;
+  if (typeof handle !== 'object' || handle === null) return false;
+  if (handle.kind === 'file') return typeof handle.getFile === 'function';
+  return handle.kind === 'directory' && typeof handle.values === 'function';
+};
+
+/** A call that may be missing, throw, or give nothing: its value, or null. */
+function attempt<T>(read: () => T | null | undefined): T | null {
+  try {
+    return read() ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function sourcesOf(item: DropItem): ItemSources {
+  const handle = attempt(() => item.getAsFileSystemHandle?.());
+  return {
+    handle: Promise.resolve(handle).then(
+      (h) => (isHandle(h) ? h : null),
+      () => null,
+    ),
+    entry: attempt(() => item.webkitGetAsEntry?.() as unknown as EntryLike | null),
+    file: attempt(() => item.getAsFile()),
+  };
+}
+
 /**
- * What a drop carries. Must be called in the drop event itself: the items can only be read
- * then (the walk that follows is asynchronous).
+ * One item, by the best it offers: its file-system handle (Chromium, from the disk: the upload
+ * can resume from it), else its webkit entry (folders keep their tree), else its file. A drop
+ * from another page or from an app that hands over no disk file has only the last.
+ */
+async function fromItem(sources: ItemSources): Promise<Picked> {
+  const handle = await sources.handle;
+  const entry = sources.entry?.isFile || sources.entry?.isDirectory ? sources.entry : null;
+  let failure: unknown = null;
+  if (handle) {
+    try {
+      return await fromHandles([handle]);
+    } catch (error) {
+      failure = error;
+    }
+  }
+  if (entry) {
+    try {
+      return await fromEntries([entry]);
+    } catch (error) {
+      failure = error;
+    }
+  }
+  // A folder's `getAsFile()` is no file to upload: its walk's failure stands.
+  const folder = handle?.kind === 'directory' || entry?.isDirectory;
+  if (sources.file && !folder) return { files: [{ file: sources.file, path: [] }], folders: [] };
+  if (failure) throw failure;
+  return { files: [], folders: [] };
+}
+
+/**
+ * What a drop carries, item by item. Must be called in the drop event itself: the items can
+ * only be read then (the walk that follows is asynchronous).
  */
 export function fromDrop(data: DataTransfer): Promise<Picked> {
-  const items = Array.from(data.items ?? []).filter((i) => i.kind === 'file');
-  const withHandles = items as Array<
-    DataTransferItem & { getAsFileSystemHandle?(): Promise<HandleLike | null> }
-  >;
-  if (
-    withHandles.length > 0 &&
-    withHandles.every((i) => typeof i.getAsFileSystemHandle === 'function')
-  ) {
-    const pending = withHandles.map((i) => i.getAsFileSystemHandle?.() ?? Promise.resolve(null));
-    return Promise.all(pending).then((handles) =>
-      fromHandles(handles.filter((h): h is HandleLike => h !== null)),
-    );
+  const items = Array.from(data.items ?? []).filter((i) => i.kind === 'file') as DropItem[];
+  if (items.length === 0) {
+    return Promise.resolve({
+      files: Array.from(data.files ?? []).map((file) => ({ file, path: [] })),
+      folders: [],
+    });
   }
-  const entries: EntryLike[] = [];
-  for (const item of items) {
-    const entry = (item.webkitGetAsEntry?.() ?? null) as unknown as EntryLike | null;
-    if (entry) entries.push(entry);
-  }
-  if (entries.length > 0) return fromEntries(entries);
-  return Promise.resolve({
-    files: Array.from(data.files ?? []).map((file) => ({ file, path: [] })),
-    folders: [],
-  });
+  const sources = items.map(sourcesOf);
+  return (async () => {
+    const out: Picked = { files: [], folders: [] };
+    for (const one of sources) {
+      const picked = await fromItem(one);
+      out.files.push(...picked.files);
+      out.folders.push(...picked.folders);
+    }
+    return out;
+  })();
 }

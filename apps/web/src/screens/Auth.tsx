@@ -1,10 +1,11 @@
 import { useAuth, useBackendMutation, useSession } from '@app/backend-react';
-import { type FormEvent, type ReactNode, useEffect, useId, useState } from 'react';
+import { type FormEvent, type ReactNode, useEffect, useState } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router';
-import { ErrorText } from '../components/ErrorText';
+import { Field, Submit } from '../components/Form';
+import { SignOutButton } from '../components/SignOutButton';
 import type { AuthApi } from '../lib/client-types';
 import { readRecoveryError } from '../lib/recovery';
-import { markSignedIn, markSignOutByUser } from '../lib/session';
+import { markSignedIn } from '../lib/session';
 import { PasskeySignInButton } from './Passkeys';
 import { ProviderButtons } from './SignInMethods';
 
@@ -25,43 +26,37 @@ export function AuthCard({ title, children }: { title: string; children: ReactNo
   );
 }
 
-function Field(props: {
-  label: string;
-  type?: string;
-  name: string;
+/** The email field of the sign-in, sign-up and reset forms. */
+function EmailField(props: {
   value: string;
-  onChange: (value: string) => void;
-  autoComplete?: string;
+  onChange(value: string): void;
   error?: string | null;
-  hint?: string;
-  required?: boolean;
 }) {
-  const id = useId();
-  const described = props.error ? `${id}-error` : props.hint ? `${id}-hint` : undefined;
+  return <Field label="Email" name="email" type="email" autoComplete="email" required {...props} />;
+}
+
+/** A password field: the current one (sign-in) or a new one, with the rule as its hint. */
+function PasswordField({
+  isNew,
+  label = 'Password',
+  ...props
+}: {
+  isNew?: boolean;
+  label?: string;
+  value: string;
+  onChange(value: string): void;
+  error?: string | null;
+}) {
   return (
-    <div className="field">
-      <label htmlFor={id}>{props.label}</label>
-      <input
-        id={id}
-        name={props.name}
-        type={props.type ?? 'text'}
-        value={props.value}
-        autoComplete={props.autoComplete}
-        required={props.required ?? true}
-        aria-invalid={props.error ? true : undefined}
-        aria-describedby={described}
-        onChange={(e) => props.onChange(e.target.value)}
-      />
-      {props.error ? (
-        <p className="field-error" id={`${id}-error`}>
-          {props.error}
-        </p>
-      ) : props.hint ? (
-        <p className="hint" id={`${id}-hint`}>
-          {props.hint}
-        </p>
-      ) : null}
-    </div>
+    <Field
+      label={label}
+      name="password"
+      type="password"
+      autoComplete={isNew ? 'new-password' : 'current-password'}
+      required
+      hint={isNew ? `At least ${MIN_PASSWORD} characters.` : undefined}
+      {...props}
+    />
   );
 }
 
@@ -94,26 +89,11 @@ export function SignIn() {
         </p>
       ) : null}
       <form onSubmit={submit} noValidate>
-        <Field
-          label="Email"
-          name="email"
-          type="email"
-          autoComplete="email"
-          value={email}
-          onChange={setEmail}
-        />
-        <Field
-          label="Password"
-          name="password"
-          type="password"
-          autoComplete="current-password"
-          value={password}
-          onChange={setPassword}
-        />
-        <ErrorText error={signIn.error} />
-        <button className="primary" type="submit" disabled={signIn.isPending}>
-          {signIn.isPending ? 'Signing in…' : 'Sign in'}
-        </button>
+        <EmailField value={email} onChange={setEmail} />
+        <PasswordField value={password} onChange={setPassword} />
+        <Submit error={signIn.error} pending={signIn.isPending} busy="Signing in…" primary>
+          Sign in
+        </Submit>
       </form>
       <ProviderButtons />
       <PasskeySignInButton />
@@ -172,35 +152,17 @@ export function SignUp() {
         <Field
           label="Display name"
           name="name"
+          type="text"
           autoComplete="nickname"
           value={name}
           onChange={setName}
-          required={false}
           hint="Optional, up to 80 characters."
         />
-        <Field
-          label="Email"
-          name="email"
-          type="email"
-          autoComplete="email"
-          value={email}
-          onChange={setEmail}
-          error={emailError}
-        />
-        <Field
-          label="Password"
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          value={password}
-          onChange={setPassword}
-          error={passwordError}
-          hint={`At least ${MIN_PASSWORD} characters.`}
-        />
-        <ErrorText error={signUp.error} />
-        <button className="primary" type="submit" disabled={signUp.isPending}>
-          {signUp.isPending ? 'Creating account…' : 'Create account'}
-        </button>
+        <EmailField value={email} onChange={setEmail} error={emailError} />
+        <PasswordField isNew value={password} onChange={setPassword} error={passwordError} />
+        <Submit error={signUp.error} pending={signUp.isPending} busy="Creating account…" primary>
+          Create account
+        </Submit>
       </form>
       <ProviderButtons />
       <p className="links">
@@ -239,18 +201,8 @@ export function ForgotPassword() {
         </p>
       ) : (
         <form onSubmit={submit} noValidate>
-          <Field
-            label="Email"
-            name="email"
-            type="email"
-            autoComplete="email"
-            value={email}
-            onChange={setEmail}
-            error={problem}
-          />
-          <button className="primary" type="submit">
-            Send reset email
-          </button>
+          <EmailField value={email} onChange={setEmail} error={problem} />
+          <Submit primary>Send reset email</Submit>
         </form>
       )}
       <p className="links">
@@ -305,30 +257,25 @@ export function ResetPassword() {
             if (!bad) verify.mutate({ email: email.trim(), token: code.trim() });
           }}
         >
-          <Field
-            label="Email"
-            name="email"
-            type="email"
-            autoComplete="email"
-            value={email}
-            onChange={setEmail}
-          />
+          <EmailField value={email} onChange={setEmail} />
           <Field
             label="Code from the email"
             name="code"
+            type="text"
             autoComplete="one-time-code"
+            required
             value={code}
             onChange={setCode}
             error={problem}
           />
-          {verify.error || linkState === 'failed' ? (
-            <p className="error" role="alert">
-              This code is not valid or has expired. Ask for a new email.
-            </p>
-          ) : null}
-          <button className="primary" type="submit" disabled={verify.isPending}>
+          <Submit
+            error={verify.error || linkState === 'failed'}
+            message="This code is not valid or has expired. Ask for a new email."
+            pending={verify.isPending}
+            primary
+          >
             Continue
-          </button>
+          </Submit>
         </form>
         <p className="links">
           <Link to="/forgot-password">Send a new email</Link>
@@ -347,32 +294,19 @@ export function ResetPassword() {
           if (!bad) update.mutate({ password });
         }}
       >
-        <Field
+        <PasswordField
+          isNew
           label="New password"
-          name="password"
-          type="password"
-          autoComplete="new-password"
           value={password}
           onChange={setPassword}
           error={problem}
-          hint={`At least ${MIN_PASSWORD} characters.`}
         />
-        <ErrorText error={update.error} />
-        <button className="primary" type="submit" disabled={update.isPending}>
+        <Submit error={update.error} pending={update.isPending} primary>
           Save password
-        </button>
+        </Submit>
       </form>
       <p className="links">
-        <button
-          type="button"
-          className="link"
-          onClick={() => {
-            markSignOutByUser();
-            void auth.signOut();
-          }}
-        >
-          Cancel
-        </button>
+        <SignOutButton className="link">Cancel</SignOutButton>
       </p>
     </AuthCard>
   );

@@ -5,8 +5,9 @@ import {
   usePasskeys,
 } from '@app/backend-react';
 import { browserSupportsWebAuthn } from '@app/backend-sdk/webauthn';
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { ErrorText } from '../components/ErrorText';
+import { Field } from '../components/Form';
 import { formatDate } from '../format';
 import { markSignedIn } from '../lib/session';
 
@@ -61,7 +62,6 @@ function RenameForm({
   onCancel: () => void;
   busy: boolean;
 }) {
-  const id = useId();
   const [name, setName] = useState(passkey.friendly_name ?? '');
   const [problem, setProblem] = useState<string | null>(null);
   const submit = (e: FormEvent) => {
@@ -76,22 +76,13 @@ function RenameForm({
   };
   return (
     <form className="passkey-rename" onSubmit={submit} noValidate>
-      <div className="field">
-        <label htmlFor={id}>Passkey name</label>
-        <input
-          id={id}
-          value={name}
-          maxLength={MAX_NAME_BYTES}
-          aria-invalid={problem ? true : undefined}
-          aria-describedby={problem ? `${id}-problem` : undefined}
-          onChange={(e) => setName(e.target.value)}
-        />
-        {problem ? (
-          <p className="field-error" id={`${id}-problem`}>
-            {problem}
-          </p>
-        ) : null}
-      </div>
+      <Field
+        label="Passkey name"
+        value={name}
+        maxLength={MAX_NAME_BYTES}
+        error={problem}
+        onChange={setName}
+      />
       <div className="row-buttons">
         <button type="submit" disabled={busy}>
           Save

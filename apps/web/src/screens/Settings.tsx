@@ -7,10 +7,11 @@ import {
 } from '@app/backend-react';
 import { type FormEvent, type ReactNode, useEffect, useId, useState } from 'react';
 import { ErrorText } from '../components/ErrorText';
+import { Field, Submit } from '../components/Form';
+import { SignOutButton } from '../components/SignOutButton';
 import { formatBytes } from '../format';
 import { getProfile, keys, storageUsage, type Usage, updateProfile } from '../lib/api';
 import type { AuthApi, DriveClient } from '../lib/client-types';
-import { markSignOutByUser } from '../lib/session';
 import { setTheme, storedTheme, type Theme } from '../lib/theme';
 import { forgetThumbnails } from '../lib/thumbnails';
 import { useDrive } from '../lib/use-drive';
@@ -73,9 +74,6 @@ export default function SettingsScreen() {
   const user = useUser();
   const auth = useAuth<AuthApi>();
   const uid = user?.id ?? '';
-  const nameId = useId();
-  const emailId = useId();
-  const passwordId = useId();
 
   const profile = useBackendQuery<{ display_name: string } | null, DriveClient>(
     keys.profile(uid),
@@ -149,20 +147,14 @@ export default function SettingsScreen() {
             saveName.mutate(name.trim().slice(0, 80));
           }}
         >
-          <div className="field">
-            <label htmlFor={nameId}>Display name</label>
-            <input
-              id={nameId}
-              value={name}
-              maxLength={80}
-              onChange={(e) => setName(e.target.value)}
-            />
-          </div>
-          <ErrorText error={saveName.error} />
-          <Saved show={saveName.isSuccess} />
-          <button type="submit" disabled={saveName.isPending}>
+          <Field label="Display name" value={name} maxLength={80} onChange={setName} />
+          <Submit
+            error={saveName.error}
+            note={<Saved show={saveName.isSuccess} />}
+            pending={saveName.isPending}
+          >
             Save name
-          </button>
+          </Submit>
         </form>
       </Section>
       <Section title="Email">
@@ -173,22 +165,26 @@ export default function SettingsScreen() {
             saveEmail.mutate(email.trim());
           }}
         >
-          <div className="field">
-            <label htmlFor={emailId}>New email</label>
-            <input
-              id={emailId}
-              type="email"
-              autoComplete="email"
-              value={email}
-              onChange={(e) => setEmail(e.target.value)}
-              required
-            />
-          </div>
-          <ErrorText error={saveEmail.error} />
-          <Saved show={saveEmail.isSuccess} text="Check both mailboxes to confirm the change." />
-          <button type="submit" disabled={saveEmail.isPending}>
+          <Field
+            label="New email"
+            type="email"
+            autoComplete="email"
+            value={email}
+            onChange={setEmail}
+            required
+          />
+          <Submit
+            error={saveEmail.error}
+            note={
+              <Saved
+                show={saveEmail.isSuccess}
+                text="Check both mailboxes to confirm the change."
+              />
+            }
+            pending={saveEmail.isPending}
+          >
             Change email
-          </button>
+          </Submit>
         </form>
       </Section>
       <Section title="Password">
@@ -203,23 +199,24 @@ export default function SettingsScreen() {
             savePassword.mutate(password);
           }}
         >
-          <div className="field">
-            <label htmlFor={passwordId}>New password</label>
-            <input
-              id={passwordId}
-              type="password"
-              autoComplete="new-password"
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-              aria-invalid={problem ? true : undefined}
-            />
+          {/* Its error is not linked to the input (no aria-describedby), as before. */}
+          <Field
+            label="New password"
+            type="password"
+            autoComplete="new-password"
+            value={password}
+            onChange={setPassword}
+            invalid={Boolean(problem)}
+          >
             {problem ? <p className="field-error">{problem}</p> : null}
-          </div>
-          <ErrorText error={savePassword.error} />
-          <Saved show={savePassword.isSuccess} text="Password changed." />
-          <button type="submit" disabled={savePassword.isPending}>
+          </Field>
+          <Submit
+            error={savePassword.error}
+            note={<Saved show={savePassword.isSuccess} text="Password changed." />}
+            pending={savePassword.isPending}
+          >
             Change password
-          </button>
+          </Submit>
         </form>
       </Section>
       <Section title="Sign-in methods">
@@ -239,17 +236,9 @@ export default function SettingsScreen() {
           <button type="button" onClick={() => others.mutate()} disabled={others.isPending}>
             Sign out everywhere else
           </button>
-          <button
-            type="button"
-            className="danger"
-            onClick={() => {
-              markSignOutByUser();
-              forgetThumbnails();
-              void auth.signOut();
-            }}
-          >
+          <SignOutButton className="danger" before={forgetThumbnails}>
             Sign out
-          </button>
+          </SignOutButton>
         </div>
       </Section>
     </main>

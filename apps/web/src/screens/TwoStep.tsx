@@ -7,30 +7,27 @@ import {
   useQueryClient,
   useUser,
 } from '@app/backend-react';
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { ErrorText } from '../components/ErrorText';
+import { Field, Submit } from '../components/Form';
+import { SignOutButton } from '../components/SignOutButton';
 import type { AuthApi } from '../lib/client-types';
-import { markSignOutByUser } from '../lib/session';
 import { AuthCard } from './Auth';
 
 /** A 6-digit code field: numeric keyboard, one-time-code autofill. */
 function CodeField({ value, onChange }: { value: string; onChange: (v: string) => void }) {
-  const id = useId();
   return (
-    <div className="field">
-      <label htmlFor={id}>6-digit code</label>
-      <input
-        id={id}
-        name="code"
-        value={value}
-        inputMode="numeric"
-        autoComplete="one-time-code"
-        pattern="[0-9 ]*"
-        maxLength={7}
-        required
-        onChange={(e) => onChange(e.target.value)}
-      />
-    </div>
+    <Field
+      label="6-digit code"
+      name="code"
+      value={value}
+      inputMode="numeric"
+      autoComplete="one-time-code"
+      pattern="[0-9 ]*"
+      maxLength={7}
+      required
+      onChange={onChange}
+    />
   );
 }
 
@@ -39,7 +36,6 @@ function CodeField({ value, onChange }: { value: string; onChange: (v: string) =
  * in with the password only. Nothing of the account is shown until a code is accepted.
  */
 export function CodeStep({ step }: { step: MfaChallenge }) {
-  const auth = useAuth<AuthApi>();
   const [code, setCode] = useState('');
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -52,22 +48,14 @@ export function CodeStep({ step }: { step: MfaChallenge }) {
       <p>Enter the 6-digit code from your authenticator app.</p>
       <form onSubmit={submit} noValidate>
         <CodeField value={code} onChange={setCode} />
-        <ErrorText error={step.error} />
-        <button className="primary" type="submit" disabled={step.status === 'verifying'}>
-          {step.status === 'verifying' ? 'Checking…' : 'Verify'}
-        </button>
+        <Submit error={step.error} pending={step.status === 'verifying'} busy="Checking…" primary>
+          Verify
+        </Submit>
       </form>
       <p className="links">
-        <button
-          type="button"
-          className="link"
-          onClick={() => {
-            markSignOutByUser();
-            void auth.signOut({ scope: 'local' });
-          }}
-        >
+        <SignOutButton className="link" scope="local">
           Sign in with a different account
-        </button>
+        </SignOutButton>
       </p>
     </AuthCard>
   );

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { entryCommands, selectionCommands } from '../../../src/components/entry-menu';
 import type { FileRow, FolderRow } from '../../../src/lib/api';
 import type { Entry } from '../../../src/lib/selection';
+import {
+  commandItem,
+  entryCommands,
+  ON_SELECTION,
+  SHORTCUTS,
+  selectionCommands,
+} from '../../../src/components/entry-menu';
 
 const file = (over: Partial<FileRow> = {}): Entry => ({
   kind: 'file',
@@ -52,5 +58,17 @@ describe('entry menus', () => {
     expect(
       selectionCommands([file({ starred_at: 'x' }), folder({ starred_at: 'y' })], 'drive'),
     ).toContain('unstar');
+  });
+
+  it('words each command, marks the destructive ones, and gives Delete/Backspace and F2 to rows', () => {
+    expect(commandItem('trash')).toEqual({
+      command: 'trash',
+      label: 'Move to Trash',
+      danger: true,
+    });
+    expect(commandItem('delete-forever').danger).toBe(true);
+    expect(commandItem('star')).toEqual({ command: 'star', label: 'Add star', danger: false });
+    expect([...ON_SELECTION].sort()).toEqual(['download', 'move', 'trash']);
+    expect(SHORTCUTS).toEqual({ Delete: 'trash', Backspace: 'trash', F2: 'rename' });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fromEntries, fromFolderInput, fromHandles } from '../../../src/lib/dropped';
+import { fromDrop, fromEntries, fromFolderInput, fromHandles } from '../../../src/lib/dropped';
 
 const file = (name: string, relative = '') => {
   const f = new File(['x'], name);
@@ -88,5 +88,102 @@ describe('what a drop or a folder pick carries', () => {
       files: ['Trip/plan.txt', 'Trip/Day 1/notes.md', 'Trip/Day 1/Photos/a.jpg'],
       folders: ['Trip', 'Trip/Day 1', 'Trip/Day 1/Photos'],
     });
+  });
+});
+
+/** A drop's item as the browser gives it: any of a handle (or what it resolves to), an entry, a file. */
+const item = (
+  name: string,
+  offers: { handle?: () => unknown; entry?: unknown; file?: boolean } = { file: true },
+) => ({
+  kind: 'file',
+  ...(offers.handle ? { getAsFileSystemHandle: offers.handle } : {}),
+  webkitGetAsEntry: () => offers.entry ?? null,
+  getAsFile: () => (offers.file ? file(name) : null),
+});
+const dropOf = (...items: unknown[]) => fromDrop({ items, files: [] } as unknown as DataTransfer);
+
+describe('what a drop carries, item by item', () => {
+  it('takes the file of items whose handle resolves to null or undefined', async () => {
+    const picked = await fromDrop({
+      items: [
+        item('a.txt', { handle: async () => null, file: true }),
+        item('b.txt', { handle: async () => undefined, file: true }),
+        item('c.txt', { handle: () => undefined, file: true }),
+      ],
+      files: [],
+    } as unknown as DataTransfer);
+    expect(summary(picked)).toEqual({ files: ['a.txt', 'b.txt', 'c.txt'], folders: [] });
+    expect(picked.files.every((f) => f.handle === undefined)).toBe(true);
+  });
+
+  it('mixes items with handles, entries and bare files, in the order dropped', async () => {
+    const picked = await dropOf(
+      item('Trip', { handle: async () => dirHandle('Trip', [fileHandle('plan.txt')]) }),
+      item('loose.txt', { handle: async () => null, file: true }),
+      item('Photos', { entry: dirEntry('Photos', [fileEntry('a.jpg')]) }),
+      item('notes.md', { handle: async () => fileHandle('notes.md'), file: true }),
+      item('bare.csv', { file: true }),
+      { kind: 'string', getAsFile: () => null },
+    );
+    expect(summary(picked)).toEqual({
+      files: ['Trip/plan.txt', 'loose.txt', 'Photos/a.jpg', 'notes.md', 'bare.csv'],
+      folders: ['Trip', 'Photos'],
+    });
+    expect(picked.files.map((f) => f.handle !== undefined)).toEqual([
+      true,
+      false,
+      false,
+      true,
+      false,
+    ]);
+  });
+
+  it('falls back to the file when the handle throws, rejects, is not a handle or cannot be read', async () => {
+    const picked = await dropOf(
+      item('throws.txt', {
+        handle: () => {
+          throw new Error('not allowed');
+        },
+        file: true,
+      }),
+      item('rejects.txt', { handle: () => Promise.reject(new Error('gone')), file: true }),
+      item('odd.txt', { handle: async () => ({ name: 'odd.txt' }), file: true }),
+      item('unreadable.txt', {
+        handle: async () => ({
+          kind: 'file',
+          name: 'unreadable.txt',
+          getFile: () => Promise.reject(new Error('NotReadableError')),
+        }),
+        file: true,
+      }),
+    );
+    expect(summary(picked)).toEqual({
+      files: ['throws.txt', 'rejects.txt', 'odd.txt', 'unreadable.txt'],
+      folders: [],
+    });
+  });
+
+  it('prefers the webkit entry to the file when there is no handle', async () => {
+    const picked = await dropOf(item('x.txt', { entry: fileEntry('x.txt'), file: true }));
+    expect(summary(picked)).toEqual({ files: ['x.txt'], folders: [] });
+  });
+
+  it('takes the files of a drop without items', async () => {
+    const picked = await fromDrop({ files: [file('only.txt')] } as unknown as DataTransfer);
+    expect(summary(picked)).toEqual({ files: ['only.txt'], folders: [] });
+  });
+
+  it('uploads no folder as a file when its walk fails, and says why', async () => {
+    const broken = {
+      ...dirEntry('Broken', []),
+      createReader: () => ({
+        readEntries: (_ok: unknown, fail: (e: unknown) => void) =>
+          fail(new Error('unreadable folder')),
+      }),
+    };
+    await expect(dropOf(item('Broken', { entry: broken, file: true }))).rejects.toThrow(
+      'unreadable folder',
+    );
   });
 });

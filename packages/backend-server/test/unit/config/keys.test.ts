@@ -1,6 +1,6 @@
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { createApiKeys, DEFAULT_JWT_SECRET } from '../../src/config/keys';
+import { createApiKeys, DEFAULT_JWT_SECRET } from '../../../src/config/keys';
 
 // The keys the hosted backend's local tooling prints for its default secret.
 const KNOWN_ANON =

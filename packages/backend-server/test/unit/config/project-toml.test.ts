@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseProjectToml, projectOptions, sizeInBytes } from '../../src/config/project-toml';
+import { parseProjectToml, projectOptions, sizeInBytes } from '../../../src/config/project-toml';
 
 async function project(files: Record<string, string>): Promise<string> {
   const root = await mkdtemp(join(tmpdir(), 'project-'));
