@@ -112,14 +112,7 @@ export async function tableDetail(
          from pg_constraint where conrelid = $1 and contype <> 'n' order by contype, conname`,
       [oid],
     ),
-    db.query<{
-      name: string;
-      command: string;
-      permissive: boolean;
-      roles: string[];
-      using: string | null;
-      check: string | null;
-    }>(
+    db.query<TableDetail['policies'][number]>(
       `select p.polname as name,
               case p.polcmd when 'r' then 'SELECT' when 'a' then 'INSERT' when 'w' then 'UPDATE'
                             when 'd' then 'DELETE' else 'ALL' end as command,

@@ -1,6 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { FileRow, FolderRow } from '../../../src/lib/api';
-import type { Entry } from '../../../src/lib/selection';
 import {
   commandItem,
   entryCommands,
@@ -8,6 +6,8 @@ import {
   SHORTCUTS,
   selectionCommands,
 } from '../../../src/components/entry-menu';
+import type { FileRow, FolderRow } from '../../../src/lib/api';
+import type { Entry } from '../../../src/lib/selection';
 
 const file = (over: Partial<FileRow> = {}): Entry => ({
   kind: 'file',
