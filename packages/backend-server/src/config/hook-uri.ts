@@ -2,6 +2,7 @@
  * The hook URIs of the hosted configuration (`auth.hooks.*`): checked when the settings are
  * resolved, and read again by the auth service when it runs a hook.
  */
+import { quoteQualified } from '../db/quote';
 
 const NAME = /^[a-zA-Z_][a-zA-Z0-9_$]*$/;
 
@@ -30,5 +31,5 @@ export function parseHookUri(uri: string, option: string): { uri: string; fn: st
   if (!schema || !fn || !NAME.test(schema) || !NAME.test(fn)) {
     throw new Error(`${option}: expected pg-functions://postgres/<schema>/<function>, got ${uri}`);
   }
-  return { uri, fn: `"${schema}"."${fn}"` };
+  return { uri, fn: quoteQualified(schema, fn) };
 }
