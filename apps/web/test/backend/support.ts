@@ -126,3 +126,22 @@ export async function trashFunction(c: Client, body: unknown) {
   const { data, error } = await c.functions.invoke('trash', { body: body as never });
   return { data: data as { deleted: number; objects: number } | null, error };
 }
+
+/** A new signed-up (and signed-in) user with a chosen (or generated) address. */
+export async function newPerson(
+  server: RunningServer,
+  email?: string,
+): Promise<Client & { uid: string; email: string }> {
+  n += 1;
+  const address = email ?? `person-${Date.now()}-${n}@example.com`;
+  const client = memoryClient(server);
+  const { data, error } = await client.auth.signUp({
+    email: address,
+    password: 'correct horse battery',
+  });
+  if (error) throw error;
+  return Object.assign(client, {
+    uid: (data as { user: { id: string } }).user.id,
+    email: address,
+  });
+}
