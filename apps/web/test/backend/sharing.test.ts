@@ -466,3 +466,92 @@ describe('Invitations and roles', () => {
     expect((await viewer.rpc('record_open', { p_file_id: doc.id })).error).toBeNull();
   });
 });
+
+describe('Activity', () => {
+  type Entry = {
+    action: string;
+    actor_id: string;
+    item_id: string;
+    details: Record<string, unknown>;
+  };
+  const activity = async (c: Client, kind: 'file' | 'folder', id: string) => {
+    const { data, error } = await c.rpc('item_activity', { p_kind: kind, p_id: id });
+    if (error) return { code: error.code };
+    return (data as Entry[]).map((e) => [e.action, e.actor_id, e.item_id]);
+  };
+
+  it('records who did what, for exactly the people who can see the item', async () => {
+    const box = await folder(editor, 'Activity box', shared.id);
+    const up = await file(editor, 'a.txt', box.id, 'a');
+    await editor.from('files').update({ name: 'b.txt' }).eq('id', up.id);
+    await editor.from('files').update({ folder_id: sub.id }).eq('id', up.id);
+    await rpc(editor, 'trash_items', { p_files: [up.id] });
+    await rpc(owner, 'restore_items', { p_files: [up.id] });
+    const g = await share(owner, 'file', up.id, stranger.email, 'viewer');
+    await rpc(owner, 'unshare', { p_grant: (g.data as { grant_id: string }).grant_id });
+
+    const expected = [
+      ['unshared', owner.uid, up.id],
+      ['shared', owner.uid, up.id],
+      ['restored', owner.uid, up.id],
+      ['trashed', editor.uid, up.id],
+      ['moved', editor.uid, up.id],
+      ['renamed', editor.uid, up.id],
+      ['uploaded', editor.uid, up.id],
+    ];
+    for (const p of [owner, editor, viewer]) {
+      expect(await activity(p, 'file', up.id)).toEqual(expected);
+    }
+    // A folder's activity takes in what is below it.
+    expect(await activity(viewer, 'folder', box.id)).toEqual([['created', editor.uid, box.id]]);
+    expect((await activity(viewer, 'folder', shared.id)) as unknown[]).toEqual(
+      expect.arrayContaining([
+        ['uploaded', editor.uid, up.id],
+        ['created', editor.uid, box.id],
+      ]),
+    );
+    for (const p of [stranger, pending, revoked]) {
+      expect(await activity(p, 'file', up.id)).toEqual([]);
+      expect((await p.from('activity').select('id')).data).toEqual([]);
+    }
+    expect(await activity(anon, 'file', up.id)).toMatchObject({ code: '42501' });
+    const forged = await editor.from('activity').insert({
+      item_kind: 'file',
+      item_id: up.id,
+      owner_id: owner.uid,
+      action: 'trashed',
+    });
+    expect(forged.error?.code).toBe('42501');
+    // Someone else's private item: not a trace of it.
+    expect(await activity(editor, 'file', secret.id)).toEqual([]);
+  });
+
+  it('keeps 90 days: older entries are not shown, and the scheduled purge deletes them', async () => {
+    const f = await file(owner, 'old-news.txt', shared.id, 'o');
+    await owner.from('files').update({ name: 'older-news.txt' }).eq('id', f.id);
+    await server.db.query(
+      `update public.activity set at = now() - interval '91 days' where item_id = $1`,
+      [f.id],
+    );
+    expect(await activity(owner, 'file', f.id)).toEqual([]);
+    expect(
+      (await rpc<unknown[]>(owner, 'purge_activity').catch(
+        (e: { code: string }) => e.code,
+      )) as unknown,
+    ).toBe('42501');
+    const res = await fetch(`${server.url}/functions/v1/trash`, {
+      method: 'POST',
+      headers: {
+        apikey: server.serviceRoleKey,
+        authorization: `Bearer ${server.serviceRoleKey}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ action: 'purge' }),
+    });
+    expect(res.status).toBe(200);
+    const { rows } = await server.db.query('select 1 from public.activity where item_id = $1', [
+      f.id,
+    ]);
+    expect(rows).toEqual([]);
+  });
+});
