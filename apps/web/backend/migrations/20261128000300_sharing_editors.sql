@@ -155,9 +155,8 @@ create or replace function public.files_before_write() returns trigger
       new.status := 'uploading';
     else
       new.object_path := old.object_path;
-      if current_user in ('anon', 'authenticated') then
-        new.owner_id := old.owner_id;
-      end if;
+      -- (The owner no longer stays here unconditionally: place_item keeps it for clients, and
+      -- a transfer of ownership changes it.)
       new.size := old.size;
       new.updated_at := now();
       if new.status = 'ready' and old.status = 'uploading' and not exists (

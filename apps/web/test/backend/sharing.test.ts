@@ -555,3 +555,93 @@ describe('Activity', () => {
     expect(rows).toEqual([]);
   });
 });
+
+describe('Transfer of ownership', () => {
+  it('hands an item to an Editor: theirs, in their quota; the old owner becomes an Editor', async () => {
+    const a = await newPerson(server);
+    const b = await newPerson(server);
+    const v = await newPerson(server);
+    const project = await folder(a, 'Project', (await folder(a, 'Work')).id);
+    const inner = await folder(a, 'Inner', project.id);
+    const spec = await file(a, 'spec.txt', inner.id, 'spec!');
+    await share(a, 'folder', project.id, b.email, 'editor');
+    await share(a, 'folder', project.id, v.email, 'viewer');
+
+    // Not by an Editor, not to a Viewer or a stranger.
+    const byEditor = await b.rpc('transfer_ownership', {
+      p_kind: 'folder',
+      p_id: project.id,
+      p_to: b.uid,
+    });
+    expect(byEditor.error).toMatchObject({ code: '42501', hint: 'not_owner' });
+    for (const to of [v.uid, stranger.uid]) {
+      const refused = await a.rpc('transfer_ownership', {
+        p_kind: 'folder',
+        p_id: project.id,
+        p_to: to,
+      });
+      expect(refused.error).toMatchObject({ code: '22023', hint: 'not_editor' });
+    }
+
+    expect(await usage(a)).toBe(5);
+    const done = await rpc<Array<{ owner_id: string }>>(a, 'transfer_ownership', {
+      p_kind: 'folder',
+      p_id: project.id,
+      p_to: b.uid,
+    });
+    expect(done[0]?.owner_id).toBe(b.uid);
+    expect(await usage(a)).toBe(0);
+    expect(await usage(b)).toBe(5);
+    expect(await get(b, 'folders', project.id)).toMatchObject({
+      owner_id: b.uid,
+      parent_id: null,
+      ancestors: [],
+    });
+    expect(await get(b, 'files', spec.id)).toMatchObject({
+      owner_id: b.uid,
+      ancestors: [project.id, inner.id],
+    });
+    expect(await rpc(a, 'my_role', { p_kind: 'file', p_id: spec.id })).toBe('editor');
+    expect(await rpc(v, 'my_role', { p_kind: 'file', p_id: spec.id })).toBe('viewer');
+    for (const p of [a, b, v]) expect(await download(p, spec)).toBe('spec!');
+    // The old owner no longer manages access; the new owner does.
+    const share1 = await share(a, 'folder', project.id, stranger.email, 'viewer');
+    expect(share1.error).toMatchObject({ code: '42501' });
+    await rpc(b, 'unshare', { p_grant: await grantId(project.id, a.email) });
+    // The object's path still starts with the old owner's id: it gives them nothing now.
+    expect(await download(a, spec)).toBe('refused');
+    expect(await get(a, 'files', spec.id)).toBeNull();
+    // The new owner deletes it forever: objects and rows go.
+    await rpc(b, 'trash_items', { p_folders: [project.id] });
+    const gone = await trashFunction(b, { action: 'empty' });
+    expect(gone.data).toEqual({ deleted: 1, objects: 1 });
+    const { rows } = await server.db.query(
+      `select 1 from storage.objects where bucket_id = 'files' and name = $1`,
+      [spec.object_path],
+    );
+    expect(rows).toEqual([]);
+  });
+});
+
+describe('Quota of a shared folder', () => {
+  it('an Editor’s upload is refused with the owner’s quota message when the owner is full', async () => {
+    const a = await newPerson(server);
+    const b = await newPerson(server);
+    const box = await folder(a, 'Full');
+    await share(a, 'folder', box.id, b.email, 'editor');
+    const big = 10 * 1024 ** 3;
+    const refused = await b
+      .rpc('begin_upload', { p_folder_id: box.id, p_name: 'huge.bin', p_size: big + 1 })
+      .single();
+    expect(refused.error).toMatchObject({
+      code: 'P0001',
+      hint: 'quota_exceeded',
+      message: 'The owner’s storage is full'.replace('’', "'"),
+    });
+    expect(refused.error?.details ?? '').not.toMatch(/\d/);
+    const own = await b
+      .rpc('begin_upload', { p_folder_id: null, p_name: 'huge.bin', p_size: big + 1 })
+      .single();
+    expect(own.error).toMatchObject({ hint: 'quota_exceeded', message: 'Storage quota exceeded' });
+  });
+});
