@@ -158,6 +158,18 @@ describe('Presence on a shared item', () => {
     expect(await join(s, `shared:${shared.id}`)).toBe('CHANNEL_ERROR');
     expect(await join(v, `shared:${privateFolder.id}`)).toBe('CHANNEL_ERROR');
     expect(await join(v, 'shared:not-an-id')).toBe('CHANNEL_ERROR');
+    // Removed a moment ago: no longer admitted.
+    const r = await newPerson(server);
+    const g = await rpc<Array<{ grant_id: string }>>(owner, 'share_with', {
+      p_kind: 'folder',
+      p_id: shared.id,
+      p_email: r.email,
+      p_role: 'editor',
+    });
+    const rl = await liveClient(server, r.email);
+    expect(await join(rl, `shared:${shared.id}`)).toBe('SUBSCRIBED');
+    await rpc(owner, 'unshare', { p_grant: g[0]?.grant_id });
+    expect(await join(rl, `shared:${shared.id}`)).toBe('CHANNEL_ERROR');
     // Sharing does not open anyone else's own topic.
     expect(await join(v, `drive:${owner.uid}`)).toBe('CHANNEL_ERROR');
   });

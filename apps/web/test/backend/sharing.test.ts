@@ -382,6 +382,62 @@ describe('Changing a shared folder', () => {
   });
 });
 
+describe('More of the matrix', () => {
+  it('zips a shared folder for the people with access, and nothing for anyone else', async () => {
+    type Entry = { path: string };
+    const paths = async (c: Client) => {
+      const { data, error } = await c.rpc('download_entries', { p_folders: [shared.id] });
+      if (error) return { code: error.code };
+      return (data as Entry[]).map((e) => e.path);
+    };
+    const forViewer = (await paths(viewer)) as string[];
+    expect(forViewer).toEqual(expect.arrayContaining(['Shared/', 'Shared/Sub/deep.txt']));
+    expect(forViewer.some((p) => p.includes('secret'))).toBe(false);
+    for (const p of [stranger, pending, revoked]) expect(await paths(p)).toEqual([]);
+    expect(await paths(anon)).toMatchObject({ code: '42501' });
+  });
+
+  it('lets an Editor upload a folder into it, and cancel their own unfinished upload', async () => {
+    const made = await rpc<string>(editor, 'ensure_folder_path', {
+      p_parent_id: shared.id,
+      p_names: ['Upload', 'Nested'],
+    });
+    expect(await get(owner, 'folders', made)).toMatchObject({
+      owner_id: owner.uid,
+      created_by: editor.uid,
+    });
+    for (const p of [viewer, stranger]) {
+      const refused = await p.rpc('ensure_folder_path', {
+        p_parent_id: shared.id,
+        p_names: ['Nope'],
+      });
+      expect(refused.error?.code).toBe('42501');
+    }
+    const begun = await editor
+      .rpc('begin_upload', { p_folder_id: made, p_name: 'part.bin', p_size: 3 })
+      .single();
+    const row = begun.data as Row;
+    // Someone else's unfinished upload is not theirs to cancel, nor to write into.
+    const other = await viewer.from('files').delete().eq('id', row.id).select('id');
+    expect(other.data ?? []).toEqual([]);
+    const cancelled = await editor.from('files').delete().eq('id', row.id).select('id');
+    expect(cancelled.data).toEqual([{ id: row.id }]);
+  });
+
+  it('a REST or storage DELETE by anyone but the owner removes nothing', async () => {
+    for (const p of [editor, viewer, stranger, revoked]) {
+      const rows = await p.from('files').delete().eq('id', doc.id).select('id');
+      expect(rows.data ?? []).toEqual([]);
+      const dirs = await p.from('folders').delete().eq('id', sub.id).select('id');
+      expect(dirs.data ?? []).toEqual([]);
+      const objects = await p.storage.from('files').remove([doc.object_path as string]);
+      expect(objects.data ?? []).toEqual([]);
+    }
+    expect(await download(owner, doc)).toBe('doc');
+    expect(await get(owner, 'folders', sub.id)).not.toBeNull();
+  });
+});
+
 describe('Invitations and roles', () => {
   it('a pending invitation becomes access once an account with that address is verified', async () => {
     const a = await newPerson(server);
