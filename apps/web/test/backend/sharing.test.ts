@@ -438,6 +438,26 @@ describe('More of the matrix', () => {
   });
 });
 
+describe('Speed', () => {
+  it('evaluates the grant list once per statement (an InitPlan), not once per row', async () => {
+    const plan = await server.db.transaction(async (tx) => {
+      await tx.query(
+        `select set_config('request.jwt.claims', $1, true), set_config('role', 'authenticated', true)`,
+        [JSON.stringify({ sub: viewer.uid, role: 'authenticated' })],
+      );
+      const { rows } = await tx.query<Record<string, string>>(
+        'explain select * from public.files where folder_id = $1',
+        [shared.id],
+      );
+      return rows.map((r) => Object.values(r)[0]).join('\n');
+    });
+    // PostgreSQL 15 prints the InitPlan's result as $n, newer versions as (InitPlan n).col1.
+    expect(plan).toMatch(/\(ancestors \|\| id\) && (\$\d+|\(InitPlan \d+\)\.col1)\)/);
+    expect(plan).toMatch(/InitPlan/);
+    expect(plan).not.toMatch(/shared_ids/);
+  });
+});
+
 describe('Invitations and roles', () => {
   it('a pending invitation becomes access once an account with that address is verified', async () => {
     const a = await newPerson(server);
