@@ -45,6 +45,8 @@ create function public.shared_item_guard() returns trigger
       new.trashed_by := coalesce(auth.uid(), new.owner_id);
     elsif new.trashed_at is null then
       new.trashed_by := null;
+    else
+      new.trashed_by := old.trashed_by;
     end if;
     if current_user not in ('anon', 'authenticated') or old.owner_id = auth.uid() then
       return new;

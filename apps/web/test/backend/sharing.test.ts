@@ -296,6 +296,8 @@ describe('Changing a shared folder', () => {
     }
     expect(await rpc<number>(editor, 'trash_items', { p_files: [t.id] })).toBe(1);
     expect(await get(owner, 'files', t.id)).toMatchObject({ trashed_by: editor.uid });
+    await owner.from('files').update({ trashed_by: viewer.uid }).eq('id', t.id);
+    expect(await get(owner, 'files', t.id)).toMatchObject({ trashed_by: editor.uid });
     const ownerTrash = await rpc<Array<{ id: string }>>(owner, 'trash_roots');
     expect(ownerTrash.map((r) => r.id)).toContain(t.id);
     expect(await rpc(editor, 'trash_roots')).toEqual([]);
@@ -459,23 +461,46 @@ describe('Speed', () => {
 });
 
 describe('Invitations and roles', () => {
-  it('a pending invitation becomes access once an account with that address is verified', async () => {
+  it('a pending invitation becomes access once the address is proven: the mail’s link, a confirmation, a provider', async () => {
     const a = await newPerson(server);
     const box = await folder(a, 'For later');
     await file(a, 'later.txt', box.id, 'l');
     const email = `invited-${Date.now()}@example.com`;
     const invited = await share(a, 'folder', box.id, email, 'editor');
     expect(invited.data).toMatchObject({ email, role: 'editor', pending: true });
-    const { rows: mail } = await server.db.query<{ kind: string; to_email: string }>(
-      'select kind, to_email from public.mail_outbox where item_id = $1',
-      [box.id],
-    );
-    expect(mail).toEqual([{ kind: 'invited', to_email: email }]);
+    const { rows: mail } = await server.db.query<{
+      kind: string;
+      to_email: string;
+      invite_token: string;
+    }>('select kind, to_email, invite_token from public.mail_outbox where item_id = $1', [box.id]);
+    expect(mail).toEqual([{ kind: 'invited', to_email: email, invite_token: expect.any(String) }]);
+    // Signing up with the address proves nothing while sign-ups need no confirmation…
     const b = await newPerson(server, email);
+    expect(await names(b, 'files')).toEqual([]);
+    const wrong = await b.rpc('accept_invitation', { p_token: 'f'.repeat(64) });
+    expect(wrong.error).toMatchObject({ code: '42501', hint: 'invitation_not_found' });
+    // …the invitation mail does.
+    const taken = await b.rpc('accept_invitation', { p_token: mail[0]?.invite_token });
+    expect(taken.data).toEqual([{ kind: 'folder', id: box.id, role: 'editor' }]);
     expect(await names(b, 'files')).toEqual(['later.txt']);
     expect(await rpc<Array<{ role: string }>>(b, 'shared_with_me')).toEqual([
       expect.objectContaining({ id: box.id, role: 'editor' }),
     ]);
+    const again = await stranger.rpc('accept_invitation', { p_token: mail[0]?.invite_token });
+    expect(again.error).toMatchObject({ code: '42501', hint: 'invitation_not_found' });
+    // An account whose address a provider vouched for takes its invitations at once.
+    const viaProvider = `provider-${Date.now()}@example.com`;
+    await share(a, 'folder', box.id, viaProvider, 'viewer');
+    const { rows: made } = await server.db.query<{ id: string }>(
+      `insert into auth.users (id, email, email_confirmed_at, raw_app_meta_data, created_at)
+       values (gen_random_uuid(), $1, now(), '{"provider": "github"}', now()) returning id`,
+      [viaProvider],
+    );
+    const { rows: bound } = await server.db.query(
+      'select grantee_id from public.grants where item_id = $1 and email = $2',
+      [box.id, viaProvider],
+    );
+    expect(bound).toEqual([{ grantee_id: made[0]?.id }]);
     // The pending invitee of the shared folder, once verified, too.
     expect(await names(pending, 'files')).toEqual([]);
     await server.db.query('update auth.users set email_confirmed_at = now() where id = $1', [
