@@ -332,7 +332,8 @@ revoke all on function private.may_edit(uuid, uuid[]) from public;
 grant execute on function private.may_edit(uuid, uuid[]) to authenticated, service_role;
 
 -- Restores Trash entries (owner or Editor) to their place when it still exists, is not in the
--- Trash and (for an Editor) is still theirs to edit; otherwise to the owner's root ("My
+-- Trash and (for an Editor) the item would still be theirs to edit there (the place is, or
+-- the item itself is shared with them as Editor); otherwise to the owner's root ("My
 -- files"). Under a free name when the name is taken there. Same answer as before.
 create or replace function public.restore_items(p_files uuid[] default '{}', p_folders uuid[] default '{}')
   returns table (kind text, id uuid, name text, parent_id uuid, renamed boolean, relocated boolean)
@@ -353,7 +354,7 @@ create or replace function public.restore_items(p_files uuid[] default '{}', p_f
     loop
       dest := (select p.id from public.folders p
                where p.id = r.parent_id and p.trashed_at is null and p.owner_id = r.owner_id
-                 and private.may_edit(p.owner_id, p.ancestors || p.id));
+                 and private.may_edit(p.owner_id, p.ancestors || p.id || r.id));
       perform pg_catalog.pg_advisory_xact_lock(
         pg_catalog.hashtextextended(r.owner_id::text || ':' || coalesce(dest::text, ''), 1));
       free := private.free_name_in(r.owner_id, 'folder', dest, r.name, r.id);
@@ -375,7 +376,7 @@ create or replace function public.restore_items(p_files uuid[] default '{}', p_f
     loop
       dest := (select p.id from public.folders p
                where p.id = r.parent_id and p.trashed_at is null and p.owner_id = r.owner_id
-                 and private.may_edit(p.owner_id, p.ancestors || p.id));
+                 and private.may_edit(p.owner_id, p.ancestors || p.id || r.id));
       perform pg_catalog.pg_advisory_xact_lock(
         pg_catalog.hashtextextended(r.owner_id::text || ':' || coalesce(dest::text, ''), 1));
       free := private.free_name_in(r.owner_id, 'file', dest, r.name, r.id);

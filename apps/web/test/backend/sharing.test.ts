@@ -337,6 +337,17 @@ describe('Changing a shared folder', () => {
     expect(await get(editor, 'files', g.id)).toBeNull();
   });
 
+  it('an item shared by itself goes back to its place, which the Editor cannot see', async () => {
+    const own = await folder(owner, 'Own place', privateFolder.id);
+    const item = await folder(owner, 'Item', own.id);
+    const e = await newPerson(server);
+    await share(owner, 'folder', item.id, e.email, 'editor');
+    expect(await rpc<number>(e, 'trash_items', { p_folders: [item.id] })).toBe(1);
+    const back = await rpc<Row[]>(e, 'restore_items', { p_folders: [item.id] });
+    expect(back).toEqual([expect.objectContaining({ parent_id: own.id, relocated: false })]);
+    expect(await get(owner, 'folders', item.id)).toMatchObject({ parent_id: own.id });
+  });
+
   it('only the owner manages access', async () => {
     for (const p of [editor, viewer, stranger, pending, revoked]) {
       const s = await share(p, 'folder', shared.id, 'someone@example.com', 'editor');
