@@ -9,6 +9,7 @@ import type { Client } from '@app/backend-sdk';
 import type { RunningServer } from '@app/backend-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  beginUpload,
   file,
   folder,
   get,
@@ -190,6 +191,24 @@ describe('Changing a shared folder', () => {
     expect(await download(viewer, up)).toBe('12345');
     const folderByEditor = await folder(editor, 'By editor', sub.id);
     expect(folderByEditor.owner_id).toBe(owner.uid);
+  });
+
+  it('takes an Editor’s resumable upload, and refuses a Viewer’s', async () => {
+    const row = await beginUpload(editor, 'resumable.bin', shared.id, 6);
+    const up = editor.storage
+      .from('files')
+      .uploadResumable(row.object_path, new Blob(['sixsix']), { chunkSize: 6 * 1024 * 1024 });
+    expect((await up.result).error).toBeNull();
+    const ready = await editor.from('files').update({ status: 'ready' }).eq('id', row.id);
+    expect(ready.error).toBeNull();
+    expect(await download(viewer, row)).toBe('sixsix');
+
+    const mine = await beginUpload(editor, 'viewer-try.bin', shared.id, 3);
+    const refused = viewer.storage
+      .from('files')
+      .uploadResumable(mine.object_path, new Blob(['abc']), { chunkSize: 6 * 1024 * 1024 });
+    expect((await refused.result).error).not.toBeNull();
+    expect(await download(owner, mine)).toBe('refused');
   });
 
   it('refuses uploads and new folders from everyone else', async () => {
