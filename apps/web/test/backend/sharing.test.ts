@@ -7,6 +7,7 @@
  */
 import type { Client } from '@app/backend-sdk';
 import type { RunningServer } from '@app/backend-server';
+import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   beginUpload,
@@ -774,5 +775,40 @@ describe('Quota of a shared folder', () => {
       .rpc('begin_upload', { p_folder_id: null, p_name: 'huge.bin', p_size: big + 1 })
       .single();
     expect(own.error).toMatchObject({ hint: 'quota_exceeded', message: 'Storage quota exceeded' });
+  });
+});
+
+describe('2-step verification of the person shared with', () => {
+  it('once they turn it on, shared items show only to their sessions that passed it', async () => {
+    const p = await newPerson(server);
+    await share(owner, 'folder', shared.id, p.email, 'editor');
+    const enrolled = await p.auth.mfa.enroll({ factorType: 'totp' });
+    if (enrolled.error) throw enrolled.error;
+    const code = () =>
+      new TOTP({
+        secret: Secret.fromBase32(enrolled.data.totp.secret),
+        algorithm: 'SHA1',
+        digits: 6,
+        period: 30,
+      }).generate();
+    const verified = await p.auth.mfa.challengeAndVerify({
+      factorId: enrolled.data.id,
+      code: code(),
+    });
+    expect(verified.error).toBeNull();
+    expect(await download(p, doc)).toBe('doc');
+
+    const laptop = memoryClient(server);
+    await laptop.auth.signInWithPassword({ email: p.email, password: 'correct horse battery' });
+    expect(await names(laptop, 'files')).toEqual([]);
+    expect(await download(laptop, doc)).toBe('refused');
+    expect(await rpc(laptop, 'shared_with_me')).toEqual([]);
+    expect(await rpc(laptop, 'my_role', { p_kind: 'folder', p_id: shared.id })).toBeNull();
+    const list = await laptop.rpc('list_access', { p_kind: 'folder', p_id: shared.id });
+    expect(list.error).toMatchObject({ code: '42501' });
+    const upload = await laptop
+      .rpc('begin_upload', { p_folder_id: shared.id, p_name: 'aal1.txt', p_size: 1 })
+      .single();
+    expect(upload.error?.code).toBe('42501');
   });
 });
