@@ -1,6 +1,6 @@
 /**
  * Drive's backend: live updates and presence with sharing (backend/migrations/
- * 20261128000400_sharing_live.sql) — changes inside a shared folder reach every person with
+ * 20261127000600_sharing_live.sql) — changes inside a shared folder reach every person with
  * access on their own topic `drive:<user id>`, cut to what they may know; losing access is
  * announced; presence on `shared:<item id>` admits exactly the people with access.
  */

@@ -1,5 +1,5 @@
 /**
- * Drive's backend: sharing with people (backend/migrations/20261128*_sharing_*.sql, see
+ * Drive's backend: sharing with people (backend/migrations/*_sharing_*.sql, see
  * backend/SHARING.md) — who can do what to a shared folder, through REST and storage as each
  * person would: the owner, an Editor, a Viewer, someone with no access, a pending invitee, a
  * person whose access was removed a moment ago, and anon. Nothing leaks; refusals come in

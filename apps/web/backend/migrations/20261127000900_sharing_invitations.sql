@@ -2,7 +2,7 @@
 -- ../SHARING.md).
 --
 -- A pending invitation becomes access when the invited address is proven to belong to an
--- account. 20261128000200_sharing_grants.sql took any account created with the address
+-- account. 20261127000400_sharing_grants.sql took any account created with the address
 -- already confirmed — but with email confirmations off (Drive's config.toml), a sign-up is
 -- "confirmed" without anyone opening a mail, so whoever signed up first with a colleague's
 -- address would have taken what was shared with the colleague. Now:

@@ -46,7 +46,7 @@ create function private.folder_place(p_id uuid, out owner_id uuid, out path uuid
 revoke all on function private.folder_place(uuid) from public;
 grant execute on function private.folder_place(uuid) to authenticated;
 
--- Grants (see 20261128000200_sharing_grants.sql for the rest): here, because the functions
+-- Grants (see 20261127000400_sharing_grants.sql for the rest): here, because the functions
 -- below read it.
 create table public.grants (
   id uuid primary key default gen_random_uuid(),

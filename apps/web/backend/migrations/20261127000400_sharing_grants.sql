@@ -1,6 +1,6 @@
 -- Sharing with people, part 2: who has access (see ../SHARING.md).
 --
--- `grants` (created in 20261128000100_sharing_paths.sql): one row per item and person, with
+-- `grants` (created in 20261127000300_sharing_paths.sql): one row per item and person, with
 -- a role — 'viewer' (see, preview, download) or 'editor' (also upload, create, rename, move
 -- within the shared tree, trash, restore). Only the owner manages access: shares, changes a
 -- role, removes someone, transfers ownership. Editors do not. Anyone with access may leave.
