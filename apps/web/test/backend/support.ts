@@ -6,6 +6,7 @@
  * cluster (the `postgres` project) — the server package's own test helper decides — and
  * signed-in SDK clients to act through it as users would.
  */
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { type Client, createClient } from '@app/backend-sdk';
 import type { RunningServer } from '@app/backend-server';
@@ -125,4 +126,49 @@ export const usage = async (c: Client) =>
 export async function trashFunction(c: Client, body: unknown) {
   const { data, error } = await c.functions.invoke('trash', { body: body as never });
   return { data: data as { deleted: number; objects: number } | null, error };
+}
+
+/** A new signed-up (and signed-in) user with a chosen (or generated) address. */
+export async function newPerson(
+  server: RunningServer,
+  email?: string,
+): Promise<Client & { uid: string; email: string }> {
+  n += 1;
+  const address = email ?? `person-${Date.now()}-${n}@example.com`;
+  const client = memoryClient(server);
+  const { data, error } = await client.auth.signUp({
+    email: address,
+    password: 'correct horse battery',
+  });
+  if (error) throw error;
+  return Object.assign(client, {
+    uid: (data as { user: { id: string } }).user.id,
+    email: address,
+  });
+}
+
+/**
+ * A signed-in client that can join realtime channels: Node 20 has no global WebSocket, so the
+ * server package's `ws` is its transport.
+ */
+export async function liveClient(server: RunningServer, email: string): Promise<Client> {
+  const require = createRequire(here('../../../../packages/backend-server/package.json'));
+  const memory = new Map<string, string>();
+  const client = createClient(server.url, server.anonKey, {
+    auth: {
+      storage: {
+        getItem: (k: string) => memory.get(k) ?? null,
+        setItem: (k: string, v: string) => void memory.set(k, v),
+        removeItem: (k: string) => void memory.delete(k),
+      },
+      autoRefreshToken: false,
+    },
+    realtime: { transport: require('ws') },
+  } as never);
+  const { error } = await client.auth.signInWithPassword({
+    email,
+    password: 'correct horse battery',
+  });
+  if (error) throw error;
+  return client;
 }
