@@ -275,6 +275,7 @@ describe('functions: invoke, both styles, bodies, env, verify_jwt, streaming', (
     // supabase-js 2.109 labels every Blob application/octet-stream unless told otherwise.
     const blob = new Blob([bytes.subarray(0, 1000)], { type: 'image/png' });
     const fromBlob = await anon.functions.invoke('mirror', { body: blob });
+    expect(fromBlob.error).toBeNull();
     expect(new Uint8Array(await (fromBlob.data as Blob).arrayBuffer())).toEqual(
       bytes.subarray(0, 1000),
     );
