@@ -30,7 +30,8 @@ const quoted = (name: unknown) => `“${String(name)}”`;
 /** What was done, after the actor's name: "renamed “a.txt” to “b.txt”". */
 export function describeActivity(row: ActivityRow, me: string | undefined): string {
   const d = row.details;
-  const item = quoted(row.item_name ?? d.name ?? d.to ?? 'an item');
+  // The name it had then (created, uploaded, trashed, restored), else its name now.
+  const item = quoted(d.name ?? row.item_name ?? 'an item');
   const place = (id: unknown, name: string | null) => {
     if (name) return quoted(name);
     if (id == null) return row.owner_id === me ? 'My files' : 'the owner’s files';

@@ -92,10 +92,13 @@ export default function TrashScreen() {
         // Only for shared trees: one's own deletions of one's own items say nothing more.
         if (!by || (by === me && e.row.owner_id === me)) return when;
         if (by === me) return `${when} · Trashed by you`;
-        return `${when} · Trashed by ${byName.get(e.row.id) || 'someone else'}`;
+        const name = byName.get(e.row.id);
+        // Until the names are in, the date alone (not a wrong "someone else").
+        if (name === undefined) return names.isPending ? when : `${when} · Trashed by someone else`;
+        return `${when} · Trashed by ${name || 'someone else'}`;
       },
     }),
-    [me, byName],
+    [me, byName, names.isPending],
   );
   const list = useMemo(() => ({ total: files.length, rowAt: (i: number) => files[i] }), [files]);
   // Empty Trash deletes the user's own entries (not what they trashed in others' folders).
