@@ -264,6 +264,8 @@ describe('a shared folder, live, for three people', () => {
     expect(await rowOf(ed, 'notes.txt').locator('.c-date').textContent()).toContain(
       'Trashed by you',
     );
+    // Where it was: the owner's folder, not the Editor's My files.
+    expect(await rowOf(ed, 'notes.txt').locator('.c-type').textContent()).toBe('Team');
     // Delete forever is the owner's: not offered to the Editor, nor is Empty Trash.
     expect(await menuItems(ed, 'notes.txt')).toEqual(['Restore']);
     expect(await ed.getByRole('button', { name: 'Empty Trash' }).isDisabled()).toBe(true);
@@ -284,8 +286,13 @@ describe('a shared folder, live, for three people', () => {
     const { olga, vi } = { olga: people.olga.page, vi: people.vi.page };
     await shows(vi, ['notes.txt', 'plan-v2.txt']);
     await expect.poll(() => alsoHere(olga).textContent()).toContain('Vi');
+    // She is looking at a file of it.
+    await menu(vi, 'notes.txt', 'Preview');
+    const preview = vi.getByRole('dialog', { name: 'notes.txt' });
+    await preview.waitFor();
     await rpc('olga', 'unshare', { p_grant: viGrant });
     await toast(vi, 'You no longer have access to “Team”.').waitFor();
+    await preview.waitFor({ state: 'detached' });
     await expect.poll(() => vi.url()).not.toContain(team);
     await shows(vi, []);
     expect(await rowOf(vi, 'Team').count()).toBe(0);

@@ -13,6 +13,7 @@ import {
   selectedCount,
   toggle,
 } from '../lib/selection';
+import { useDrive } from '../lib/use-drive';
 import { useEntryActions } from '../lib/use-entry-actions';
 import { ConfirmDialog, NameDialog } from './Dialog';
 import {
@@ -99,6 +100,7 @@ export function Browser(props: Props) {
   });
   const { mode, folders, files, everything, resetKey } = props;
   const user = useUser();
+  const client = useDrive();
   // In the Trash, Delete forever only for what the user owns (not an Editor's deletions).
   const offered = (command: Command, entries: Entry[] | null) =>
     mode !== 'trash' ||
@@ -183,11 +185,18 @@ export function Browser(props: Props) {
     const file = pane.file;
     const revoked = (event: Event) => {
       const id = (event as CustomEvent<{ id: string }>).detail?.id;
-      if (id === file.id || file.ancestors?.includes(id)) setPane(null);
+      if (id !== file.id && !file.ancestors?.includes(id)) return;
+      // The owner hears of it too, and access may remain through another grant.
+      void Promise.resolve(client.from('files').select('id').eq('id', file.id).maybeSingle()).then(
+        (r) => {
+          if (!r.error && !r.data)
+            setPane((p) => (p?.kind === 'preview' && p.file.id === file.id ? null : p));
+        },
+      );
     };
     window.addEventListener(ACCESS_REVOKED, revoked);
     return () => window.removeEventListener(ACCESS_REVOKED, revoked);
-  }, [pane]);
+  }, [pane, client]);
 
   // Ctrl/Cmd+A selects everything in the view; Escape clears the selection.
   useEffect(() => {

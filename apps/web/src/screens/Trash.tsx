@@ -79,9 +79,13 @@ export default function TrashScreen() {
   const place = useMemo<Column>(
     () => ({
       label: 'Original location',
-      value: (e: Entry) => placeOf(e.kind === 'file' ? e.row.folder_id : e.row.parent_id, all),
+      value: (e: Entry) => {
+        const place = placeOf(e.kind === 'file' ? e.row.folder_id : e.row.parent_id, all);
+        // Someone else's folder (what the user trashed there): its path, not "My files".
+        return e.row.owner_id === me ? place : place.replace(/^My files( › )?/, '') || '—';
+      },
     }),
-    [all],
+    [all, me],
   );
   const deleted = useMemo<Column>(
     () => ({
