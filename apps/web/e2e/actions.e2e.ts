@@ -88,6 +88,7 @@ describe('menus, selection, keyboard, zip downloads, Starred, Recent and the gri
       'Preview',
       'Download',
       'Share',
+      'Activity',
       'Rename',
       'Move',
       'Add star',
@@ -110,6 +111,7 @@ describe('menus, selection, keyboard, zip downloads, Starred, Recent and the gri
     expect(await menu.getByRole('menuitem').allTextContents()).toEqual([
       'Open',
       'Download',
+      'Activity',
       'Rename',
       'Move',
       'Add star',

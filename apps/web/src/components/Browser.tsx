@@ -1,5 +1,7 @@
+import { useUser } from '@app/backend-react';
 import { lazy, type ReactNode, Suspense, useEffect, useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
+import { ACCESS_REVOKED } from '../lib/activity-api';
 import type { FileRow, FolderRow } from '../lib/api';
 import {
   EMPTY,
@@ -11,9 +13,11 @@ import {
   selectedCount,
   toggle,
 } from '../lib/selection';
+import { useDrive } from '../lib/use-drive';
 import { useEntryActions } from '../lib/use-entry-actions';
 import { ConfirmDialog, NameDialog } from './Dialog';
 import {
+  allowedInTrash,
   type Command,
   commandItem,
   entryCommands,
@@ -27,6 +31,7 @@ import { Menu } from './Menu';
 const MoveDialog = lazy(() => import('./MoveDialog'));
 const ShareDialog = lazy(() => import('./ShareDialog'));
 const Preview = lazy(() => import('./Preview'));
+const ActivityPanel = lazy(() => import('./ActivityPanel'));
 
 type Pane =
   | { kind: 'rename'; entry: Entry }
@@ -34,6 +39,7 @@ type Pane =
   | { kind: 'share'; file: FileRow }
   | { kind: 'preview'; file: FileRow }
   | { kind: 'delete-forever'; entries: Entry[] }
+  | { kind: 'activity'; entry: Entry }
   | null;
 
 export type ViewMode = 'list' | 'grid';
@@ -93,6 +99,15 @@ export function Browser(props: Props) {
     error: null,
   });
   const { mode, folders, files, everything, resetKey } = props;
+  const user = useUser();
+  const client = useDrive();
+  // In the Trash, Delete forever only for what the user owns (not an Editor's deletions).
+  const offered = (command: Command, entries: Entry[] | null) =>
+    mode !== 'trash' ||
+    allowedInTrash(
+      command,
+      (entries ?? []).every((e) => e.row.owner_id === user?.id),
+    );
   const total = folders.length + (files.total ?? 0);
   const count = selectedCount(selection, total);
   const known = selection.all ? null : [...selection.picked.values()];
@@ -150,6 +165,9 @@ export function Browser(props: Props) {
       case 'delete-forever':
         setPane({ kind: 'delete-forever', entries });
         break;
+      case 'activity':
+        setPane({ kind: 'activity', entry: one });
+        break;
     }
   };
   const runOnSelection = async (command: Command) => {
@@ -160,6 +178,25 @@ export function Browser(props: Props) {
     selectedCount(selection, total) > 0 && (selection.all || selection.picked.has(entryKey(entry)))
       ? resolve(selection, everything)
       : Promise.resolve([entry]);
+
+  // Access to the previewed file (or a folder above it) removed: the preview closes.
+  useEffect(() => {
+    if (pane?.kind !== 'preview') return;
+    const file = pane.file;
+    const revoked = (event: Event) => {
+      const id = (event as CustomEvent<{ id: string }>).detail?.id;
+      if (id !== file.id && !file.ancestors?.includes(id)) return;
+      // The owner hears of it too, and access may remain through another grant.
+      void Promise.resolve(client.from('files').select('id').eq('id', file.id).maybeSingle()).then(
+        (r) => {
+          if (!r.error && !r.data)
+            setPane((p) => (p?.kind === 'preview' && p.file.id === file.id ? null : p));
+        },
+      );
+    };
+    window.addEventListener(ACCESS_REVOKED, revoked);
+    return () => window.removeEventListener(ACCESS_REVOKED, revoked);
+  }, [pane, client]);
 
   // Ctrl/Cmd+A selects everything in the view; Escape clears the selection.
   useEffect(() => {
@@ -189,8 +226,9 @@ export function Browser(props: Props) {
       if (command === 'rename' && mode === 'drive') setPane({ kind: 'rename', entry });
       if (command === 'trash') {
         const entries = await selectionOr(entry);
-        if (mode === 'trash') setPane({ kind: 'delete-forever', entries });
-        else await run('trash', entries);
+        if (mode === 'trash') {
+          if (offered('delete-forever', entries)) setPane({ kind: 'delete-forever', entries });
+        } else await run('trash', entries);
       }
     },
     typeColumn: props.typeColumn,
@@ -221,6 +259,7 @@ export function Browser(props: Props) {
         <div className="selection" role="toolbar" aria-label="Selection actions">
           <span>{count} selected</span>
           {selectionCommands(known, mode)
+            .filter((command) => offered(command, known))
             .map(commandItem)
             .map(({ command, label, danger }) => (
               <button
@@ -255,6 +294,7 @@ export function Browser(props: Props) {
           trigger={menu.trigger}
           onClose={() => setMenu(null)}
           items={entryCommands(menu.entry, mode)
+            .filter((command) => offered(command, [menu.entry]))
             .map(commandItem)
             .map(({ command, label, danger }) => ({
               label,
@@ -309,6 +349,14 @@ export function Browser(props: Props) {
             onMove={(destination) =>
               doTask(() => actions.move(pane.entries, destination, folderName(destination)))
             }
+            onClose={closePane}
+          />
+        ) : null}
+        {pane?.kind === 'activity' ? (
+          <ActivityPanel
+            kind={pane.entry.kind}
+            id={pane.entry.row.id}
+            name={pane.entry.row.name}
             onClose={closePane}
           />
         ) : null}

@@ -12,6 +12,7 @@ import { fromDrop } from '../lib/dropped';
 import { markSignedIn } from '../lib/session';
 import { forgetThumbnails } from '../lib/thumbnails';
 import { driveUploadQueue, restoreUploads } from '../lib/uploads';
+import { useAccessEvents } from '../lib/use-access-events';
 import { useDrive } from '../lib/use-drive';
 import { useAddFiles } from './add-files';
 import type { LayoutContext } from './layout-context';
@@ -52,7 +53,14 @@ export default function Layout() {
   // Live updates: the database announces every change of the user's files and folders on
   // the private topic `drive:<user id>` (backend/migrations/*_live_updates.sql); each message,
   // and each reconnect or wake-up of the page, refetches what is on screen.
-  useLiveTopic(`drive:${user?.id ?? 'none'}`, { event: 'change', enabled: Boolean(user) });
+  // Access given, changed or removed (event `access`, sharing) refetches too, and may send
+  // the page away from what the user can no longer see (lib/use-access-events.ts).
+  const onAccess = useAccessEvents();
+  useLiveTopic(`drive:${user?.id ?? 'none'}`, {
+    event: '*',
+    enabled: Boolean(user),
+    onMessage: onAccess,
+  });
   // Private: the backend admits only this user (policies on realtime.messages, see
   // backend/migrations/*_presence.sql).
   const presence = usePresence(

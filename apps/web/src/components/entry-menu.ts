@@ -10,6 +10,7 @@ export type Command =
   | 'preview'
   | 'download'
   | 'share'
+  | 'activity'
   | 'rename'
   | 'move'
   | 'star'
@@ -23,6 +24,7 @@ export const LABELS: Record<Command, string> = {
   preview: 'Preview',
   download: 'Download',
   share: 'Share',
+  activity: 'Activity',
   rename: 'Rename',
   move: 'Move',
   star: 'Add star',
@@ -63,9 +65,17 @@ export function entryCommands(entry: Entry, mode: 'drive' | 'trash'): Command[] 
   else if (ready(entry)) out.push('preview');
   if (ready(entry)) out.push('download');
   if (entry.kind === 'file' && ready(entry)) out.push('share');
+  out.push('activity');
   out.push('rename', 'move', entry.row.starred_at ? 'unstar' : 'star', 'trash');
   return out;
 }
+
+/**
+ * Delete forever is the owner's: in the Trash, an item the caller does not own (an Editor's
+ * deletion in someone else's folder) offers Restore only. The backend refuses it anyway.
+ */
+export const allowedInTrash = (command: Command, owned: boolean) =>
+  command !== 'delete-forever' || owned;
 
 /**
  * What a selection offers (`entries`: the selected ones when known; null when "everything"

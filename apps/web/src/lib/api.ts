@@ -16,6 +16,10 @@ export interface FolderRow {
   trashed_via?: string | null;
   /** When it was starred (null: not starred). */
   starred_at?: string | null;
+  /** The folders above it, outermost first (sharing). */
+  ancestors?: string[];
+  /** Who moved it to the Trash (sharing: an Editor's deletion is in the owner's Trash). */
+  trashed_by?: string | null;
 }
 
 export interface FileRow {
@@ -32,6 +36,8 @@ export interface FileRow {
   trashed_at?: string | null;
   trashed_via?: string | null;
   starred_at?: string | null;
+  ancestors?: string[];
+  trashed_by?: string | null;
 }
 
 export interface ShareRow {
@@ -74,6 +80,11 @@ export const keys = {
   /** Recent, Starred and Trash (they change with files and folders alike). */
   views: ['views'] as const,
   view: (name: 'recent' | 'starred' | 'trash') => ['views', name] as const,
+  /** Access to items (sharing): refreshed when access is given, changed or removed. */
+  grants: ['grants'] as const,
+  /** The activity of an item (a folder: with everything below it). */
+  activity: (kind: 'file' | 'folder', id: string, limit: number) =>
+    ['activity', kind, id, limit] as const,
 };
 
 /** What a change to files or folders (here, on another device, or by an upload) refreshes. */

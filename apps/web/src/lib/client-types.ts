@@ -21,6 +21,7 @@ export interface Query<T = unknown> extends PromiseLike<ResultLike<T>> {
   not(column: string, operator: string, value: unknown): Query<T>;
   in(column: string, values: readonly unknown[]): Query<T>;
   ilike(column: string, pattern: string): Query<T>;
+  or(filters: string): Query<T>;
   order(column: string, options?: { ascending?: boolean; nullsFirst?: boolean }): Query<T>;
   range(from: number, to: number): Query<T>;
   limit(count: number): Query<T>;

@@ -3,9 +3,17 @@
  * forever, move, rename, star, download (one file, or several items as one zip). Each action
  * refreshes the lists, and says what it did in a toast — with Undo for trash, move and rename.
  */
-import { unwrap, useQueryClient } from '@app/backend-react';
+import { unwrap, useQueryClient, useUser } from '@app/backend-react';
 import { useMemo } from 'react';
-import { type FileRow, LIVE_KEYS, moveItems, renameItem, signedUrl } from './api';
+import {
+  type FileRow,
+  type FolderRow,
+  keys,
+  LIVE_KEYS,
+  moveItems,
+  renameItem,
+  signedUrl,
+} from './api';
 import type { DriveClient } from './client-types';
 import { describe, type Entry, idsOf } from './selection';
 import { showToast } from './toasts';
@@ -63,6 +71,7 @@ const parentOf = (e: Entry) => (e.kind === 'file' ? e.row.folder_id : e.row.pare
 export function useEntryActions(): EntryActions {
   const client = useDrive();
   const queryClient = useQueryClient();
+  const me = useUser()?.id;
   return useMemo(() => {
     const refresh = () =>
       Promise.all(LIVE_KEYS.map((queryKey) => queryClient.invalidateQueries({ queryKey })));
@@ -87,7 +96,15 @@ export function useEntryActions(): EntryActions {
         if (quiet) return;
         const only = back.length === 1 ? back[0] : undefined;
         let message = `Restored ${describe(entries)}`;
-        if (only?.relocated) message += ' to My files (its folder is no longer there)';
+        // Where it went (sharing: an Editor's restore may land in the owner's My files).
+        const theirs = entries.length === 1 && entries[0]?.row.owner_id !== me;
+        const folders = queryClient.getQueryData<FolderRow[]>(keys.allFolders);
+        const into = only?.parent_id ? folders?.find((f) => f.id === only.parent_id)?.name : null;
+        if (only?.relocated) {
+          message += theirs
+            ? ' to its owner’s My files (its folder is no longer there or no longer shared with you)'
+            : ' to My files (its folder is no longer there)';
+        } else if (into) message += ` to “${into}”`;
         if (only?.renamed) message += ` as “${only.name}” (the name was taken)`;
         showToast({ message: `${message}.` });
       });
@@ -190,5 +207,5 @@ export function useEntryActions(): EntryActions {
       },
     };
     return actions;
-  }, [client, queryClient]);
+  }, [client, queryClient, me]);
 }

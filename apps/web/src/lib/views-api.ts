@@ -49,15 +49,15 @@ async function foldersAndFiles(
   client: DriveClient,
   column: 'trashed_at' | 'starred_at',
   unset: 'trashed_via' | 'trashed_at',
+  me?: string,
 ) {
-  const query = (table: 'folders' | 'files') =>
-    client
-      .from(table)
-      .select('*')
-      .not(column, 'is', null)
-      .is(unset, null)
+  const query = (table: 'folders' | 'files') => {
+    const q = client.from(table).select('*').not(column, 'is', null).is(unset, null);
+    // Of shared folders, only what the user trashed (the rest is its owner's Trash).
+    return (me ? q.or(`owner_id.eq.${me},trashed_by.eq.${me}`) : q)
       .order(column, { ascending: false })
       .limit(1000);
+  };
   const [folders, files] = await Promise.all([query('folders'), query('files')]);
   if (folders.error) return { data: null, error: folders.error };
   if (files.error) return { data: null, error: files.error };
@@ -67,9 +67,12 @@ async function foldersAndFiles(
   };
 }
 
-/** The entries of the Trash (items deleted by themselves), newest first. */
-export function listTrash(client: DriveClient) {
-  return foldersAndFiles(client, 'trashed_at', 'trashed_via');
+/**
+ * The entries of the Trash (items deleted by themselves), newest first: the user's own, and
+ * (sharing) those the user moved there from someone else's folder.
+ */
+export function listTrash(client: DriveClient, me?: string) {
+  return foldersAndFiles(client, 'trashed_at', 'trashed_via', me);
 }
 
 /** Starred folders and files (not in the Trash), most recently starred first. */

@@ -1,13 +1,15 @@
 import { unwrap, useBackendMutation, useBackendQuery, useRangeQuery } from '@app/backend-react';
-import { useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { Browser } from '../components/Browser';
 import { NameDialog } from '../components/Dialog';
 import { ErrorText } from '../components/ErrorText';
+import { FolderPresence } from '../components/FolderPresence';
 import { useLayout } from '../components/layout-context';
 import { UploadFolderButton } from '../components/UploadFolder';
 import { ViewNav } from '../components/ViewNav';
 import { ViewToggle } from '../components/ViewToggle';
+import { type FolderPlace, folderPlace } from '../lib/activity-api';
 import {
   createFolder,
   type FileRow,
@@ -29,6 +31,7 @@ import { useDrive } from '../lib/use-drive';
 import { useViewMode } from '../lib/view-mode';
 
 const ALL_PAGE = 1000;
+const ActivityPanel = lazy(() => import('../components/ActivityPanel'));
 
 function Breadcrumbs({
   folderId,
@@ -88,6 +91,7 @@ export default function FilesScreen() {
   const [sort, setSort] = useState<Sort>({ key: 'name', ascending: true });
   const [query, setQuery] = useState('');
   const [creating, setCreating] = useState(false);
+  const [activity, setActivity] = useState(false);
   const [view, setView] = useViewMode();
   const picker = useRef<HTMLInputElement>(null);
   const search = query.trim();
@@ -113,6 +117,13 @@ export default function FilesScreen() {
     pageSize: 100,
     enabled: !search,
   });
+  // The folder with the folders above it: the page leaves it when access to any of them goes
+  // (components/Layout.tsx, event `access`).
+  useBackendQuery<FolderPlace | null, DriveClient>(
+    keys.folder(folderId ?? ''),
+    (c) => folderPlace(c, folderId ?? ''),
+    { enabled: folderId !== null },
+  );
   const results = useBackendQuery<FileRow[], DriveClient>(
     keys.search(search),
     (c) => searchFiles(c, search) as never,
@@ -163,6 +174,7 @@ export default function FilesScreen() {
     <main className="page files">
       <ViewNav />
       <Breadcrumbs folderId={folderId} folders={allFolders.data} />
+      {folderId ? <FolderPresence folderId={folderId} /> : null}
       <h1 className="sr-only">{currentName}</h1>
       <div className="toolbar" role="toolbar" aria-label="Folder actions">
         <button
@@ -219,6 +231,11 @@ export default function FilesScreen() {
             <option value="date:asc">Modified (oldest)</option>
           </select>
         </label>
+        {folderId ? (
+          <button type="button" onClick={() => setActivity(true)}>
+            Activity
+          </button>
+        ) : null}
         <ViewToggle mode={view} onChange={setView} />
       </div>
       <ErrorText error={loadError} />
@@ -257,6 +274,16 @@ export default function FilesScreen() {
             setCreating(false);
           }}
         />
+      ) : null}
+      {activity && folderId ? (
+        <Suspense fallback={null}>
+          <ActivityPanel
+            kind="folder"
+            id={folderId}
+            name={currentName}
+            onClose={() => setActivity(false)}
+          />
+        </Suspense>
       ) : null}
     </main>
   );

@@ -1,4 +1,4 @@
-import { useBackendQuery, useQueryClient } from '@app/backend-react';
+import { useBackendQuery, useQueryClient, useUser } from '@app/backend-react';
 import { useEffect, useMemo, useState } from 'react';
 import { Browser } from '../components/Browser';
 import { ConfirmDialog } from '../components/Dialog';
@@ -6,6 +6,7 @@ import { ErrorText } from '../components/ErrorText';
 import type { Column } from '../components/FileList';
 import { ViewNav } from '../components/ViewNav';
 import { formatDate } from '../format';
+import { type TrashedBy, trashedByNames } from '../lib/activity-api';
 import { type FileRow, type FolderRow, keys, listAllFolders } from '../lib/api';
 import type { DriveClient } from '../lib/client-types';
 import type { Entry } from '../lib/selection';
@@ -34,9 +35,11 @@ export default function TrashScreen() {
   const client = useDrive();
   const actions = useEntryActions();
   const [confirm, setConfirm] = useState(false);
+  const me = useUser()?.id;
   const trash = useBackendQuery<{ folders: FolderRow[]; files: FileRow[] }, DriveClient>(
-    keys.view('trash'),
-    (c) => listTrash(c),
+    [...keys.view('trash'), me],
+    (c) => listTrash(c, me),
+    { enabled: Boolean(me) },
   );
   const allFolders = useBackendQuery<FolderRow[], DriveClient>(
     keys.allFolders,
@@ -45,6 +48,23 @@ export default function TrashScreen() {
   const folders = trash.data?.folders ?? [];
   const files = trash.data?.files ?? [];
   const all = allFolders.data ?? [];
+  // Sharing: who moved an entry there, when it was someone else (an Editor of the owner's
+  // folder, or the owner of a folder the user edits).
+  const others = useMemo(() => {
+    const ids = { files: [] as string[], folders: [] as string[] };
+    for (const f of folders) if (f.trashed_by && f.trashed_by !== me) ids.folders.push(f.id);
+    for (const f of files) if (f.trashed_by && f.trashed_by !== me) ids.files.push(f.id);
+    return ids;
+  }, [folders, files, me]);
+  const names = useBackendQuery<TrashedBy[], DriveClient>(
+    ['views', 'trash', 'by', others],
+    (c) => trashedByNames(c, others) as never,
+    { enabled: others.files.length + others.folders.length > 0 },
+  );
+  const byName = useMemo(
+    () => new Map((names.data ?? []).map((n) => [n.id, n.name])),
+    [names.data],
+  );
 
   // Entries past 30 days go now, whoever schedules the purge (see the README).
   const queryClient = useQueryClient();
@@ -59,16 +79,34 @@ export default function TrashScreen() {
   const place = useMemo<Column>(
     () => ({
       label: 'Original location',
-      value: (e: Entry) => placeOf(e.kind === 'file' ? e.row.folder_id : e.row.parent_id, all),
+      value: (e: Entry) => {
+        const place = placeOf(e.kind === 'file' ? e.row.folder_id : e.row.parent_id, all);
+        // Someone else's folder (what the user trashed there): its path, not "My files".
+        return e.row.owner_id === me ? place : place.replace(/^My files( › )?/, '') || '—';
+      },
     }),
-    [all],
+    [all, me],
   );
   const deleted = useMemo<Column>(
-    () => ({ label: 'Deleted', value: (e: Entry) => formatDate(e.row.trashed_at) }),
-    [],
+    () => ({
+      label: 'Deleted',
+      value: (e: Entry) => {
+        const when = formatDate(e.row.trashed_at);
+        const by = e.row.trashed_by;
+        // Only for shared trees: one's own deletions of one's own items say nothing more.
+        if (!by || (by === me && e.row.owner_id === me)) return when;
+        if (by === me) return `${when} · Trashed by you`;
+        const name = byName.get(e.row.id);
+        // Until the names are in, the date alone (not a wrong "someone else").
+        if (name === undefined) return names.isPending ? when : `${when} · Trashed by someone else`;
+        return `${when} · Trashed by ${name || 'someone else'}`;
+      },
+    }),
+    [me, byName, names.isPending],
   );
   const list = useMemo(() => ({ total: files.length, rowAt: (i: number) => files[i] }), [files]);
-  const total = folders.length + files.length;
+  // Empty Trash deletes the user's own entries (not what they trashed in others' folders).
+  const owned = [...folders, ...files].filter((row) => row.owner_id === me).length;
 
   return (
     <main className="page files">
@@ -82,7 +120,7 @@ export default function TrashScreen() {
         <button
           type="button"
           className="danger"
-          disabled={total === 0}
+          disabled={owned === 0}
           onClick={() => setConfirm(true)}
         >
           Empty Trash
@@ -112,7 +150,7 @@ export default function TrashScreen() {
       {confirm ? (
         <ConfirmDialog
           title="Empty Trash"
-          message={`Delete all ${total} ${total === 1 ? 'item' : 'items'} in the Trash forever? This cannot be undone.`}
+          message={`Delete all ${owned} ${owned === 1 ? 'item' : 'items'} in the Trash forever? This cannot be undone.`}
           confirmLabel="Empty Trash"
           pending={false}
           error={null}

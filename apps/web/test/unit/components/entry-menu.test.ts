@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  allowedInTrash,
   commandItem,
   entryCommands,
   ON_SELECTION,
@@ -24,6 +25,7 @@ describe('entry menus', () => {
       'preview',
       'download',
       'share',
+      'activity',
       'rename',
       'move',
       'star',
@@ -32,18 +34,26 @@ describe('entry menus', () => {
     expect(entryCommands(folder({ starred_at: '2026-01-01' }), 'drive')).toEqual([
       'open',
       'download',
+      'activity',
       'rename',
       'move',
       'unstar',
       'trash',
     ]);
     expect(entryCommands(file({ status: 'uploading' }), 'drive')).toEqual([
+      'activity',
       'rename',
       'move',
       'star',
       'trash',
     ]);
     expect(entryCommands(file(), 'trash')).toEqual(['restore', 'delete-forever']);
+  });
+
+  it('offers Delete forever in the Trash only for what the caller owns', () => {
+    const commands = entryCommands(file(), 'trash');
+    expect(commands.filter((c) => allowedInTrash(c, true))).toEqual(['restore', 'delete-forever']);
+    expect(commands.filter((c) => allowedInTrash(c, false))).toEqual(['restore']);
   });
 
   it('shares only one ready file; downloads and moves any selection', () => {
