@@ -8,6 +8,7 @@ import type { Client } from '@app/backend-sdk';
 import type { RunningServer } from '@app/backend-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compose, escapeHtml, type OutboxRow } from '../../backend/functions/notify/mails';
+import { scheduleMailSweep } from '../../scripts/mail-sweep';
 import { file, folder, memoryClient, newPerson, rpc, startDriveServer } from '../backend/support';
 
 const SITE = 'http://app.test';
@@ -206,6 +207,51 @@ describe('notify', () => {
     expect((await notify(ana)).body).toEqual({ sent: 1, failed: 0 });
     expect(await mailsTo(address)).toHaveLength(1);
     expect(await row()).toMatchObject({ attempts: 2, sent: true });
+  });
+});
+
+describe('scheduleMailSweep (pnpm start)', () => {
+  it('sends what nobody sent, now and then every interval', async () => {
+    const owner = await named('Hal');
+    const address = `swept-${Date.now()}@example.com`;
+    await share(owner, 'folder', (await folder(owner, 'Swept')).id, address);
+    const logged: string[] = [];
+    const stop = scheduleMailSweep(server.url, server.serviceRoleKey, {
+      everyMs: 200,
+      log: (m) => logged.push(m),
+    });
+    try {
+      await expect.poll(() => mailsTo(address), { timeout: 10_000 }).toHaveLength(1);
+      await expect.poll(() => logged.join('\n')).toMatch(/^Mail sweep: \d+ sent, 0 not sent/);
+      const late = `late-${Date.now()}@example.com`;
+      await share(owner, 'folder', (await folder(owner, 'Late')).id, late);
+      await expect.poll(() => mailsTo(late), { timeout: 10_000 }).toHaveLength(1);
+    } finally {
+      stop();
+    }
+    expect(await unsent(owner.uid)).toEqual([]);
+  });
+});
+
+describe('invitation (what the invitation page shows)', () => {
+  it('tells the holder of the token, signed out, who invited which address to what — and nothing else, nor once used', async () => {
+    const ana = await named('Gil');
+    const box = await folder(ana, 'Trip');
+    const address = `trip-${Date.now()}@example.com`;
+    await share(ana, 'folder', box.id, address, 'editor');
+    const { rows } = await server.db.query<{ invite_token: string }>(
+      'select invite_token from public.mail_outbox where to_email = $1',
+      [address],
+    );
+    const token = rows[0]?.invite_token;
+    const visitor = memoryClient(server);
+    expect((await visitor.rpc('invitation', { p_token: token })).data).toEqual([
+      { kind: 'folder', item_name: 'Trip', role: 'editor', email: address, sender_name: 'Gil' },
+    ]);
+    expect((await visitor.rpc('invitation', { p_token: 'f'.repeat(64) })).data).toEqual([]);
+    const invitee = await newPerson(server, address);
+    expect((await invitee.rpc('accept_invitation', { p_token: token })).error).toBeNull();
+    expect((await visitor.rpc('invitation', { p_token: token })).data).toEqual([]);
   });
 });
 
