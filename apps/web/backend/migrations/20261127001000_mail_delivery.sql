@@ -61,14 +61,16 @@ revoke execute on function public.mail_result(uuid[], text) from public, anon, a
 grant execute on function public.mail_result(uuid[], text) to service_role;
 
 -- What the invitation page may show to whoever holds the mail's link: who invited which
--- address to what, with which role — nothing without the token (64 hex characters of
+-- address to what (its name and id: an id gives no access), with which role — nothing without
+-- the token (64 hex characters of
 -- randomness: not guessable, so no rate limit), nothing once the invitation is used or
 -- withdrawn. Callable signed out.
 create function public.invitation(p_token text)
-  returns table (kind text, item_name text, role text, email text, sender_name text)
+  returns table (kind text, item_id uuid, item_name text, role text, email text,
+                 sender_name text)
   language sql stable security definer set search_path = ''
   as $$
-    select case when g.folder_id is not null then 'folder' else 'file' end,
+    select case when g.folder_id is not null then 'folder' else 'file' end, g.item_id,
            coalesce(fo.name, fi.name), g.role, g.email,
            coalesce(nullif(private.display_name(g.granted_by), ''),
                     (select u.email from auth.users u where u.id = g.granted_by))::text

@@ -246,7 +246,14 @@ describe('invitation (what the invitation page shows)', () => {
     const token = rows[0]?.invite_token;
     const visitor = memoryClient(server);
     expect((await visitor.rpc('invitation', { p_token: token })).data).toEqual([
-      { kind: 'folder', item_name: 'Trip', role: 'editor', email: address, sender_name: 'Gil' },
+      {
+        kind: 'folder',
+        item_id: box.id,
+        item_name: 'Trip',
+        role: 'editor',
+        email: address,
+        sender_name: 'Gil',
+      },
     ]);
     expect((await visitor.rpc('invitation', { p_token: 'f'.repeat(64) })).data).toEqual([]);
     const invitee = await newPerson(server, address);
