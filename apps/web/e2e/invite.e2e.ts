@@ -14,6 +14,7 @@ import { type Stack, startStack, watchErrors } from './stack';
 describe('invitation mails', () => {
   let stack: Stack;
   let owner: Client;
+  let ownerEmail = '';
   let plansId = '';
   const invitee = `invited-${Date.now()}@example.com`;
 
@@ -30,8 +31,9 @@ describe('invitation mails', () => {
     stack = await startStack();
     // The owner, through the API as Drive's own client would: a folder with a file in it.
     owner = memoryClient(stack.server);
+    ownerEmail = `ana-${Date.now()}@example.com`;
     const signedUp = await owner.auth.signUp({
-      email: `ana-${Date.now()}@example.com`,
+      email: ownerEmail,
       password: 'correct horse battery',
       options: { data: { display_name: 'Ana' } },
     });
@@ -97,5 +99,37 @@ describe('invitation mails', () => {
     await expectAccessible(stranger, 'a used invitation, signed out');
     expect(errors).toEqual([]);
     await context.close();
+  });
+
+  it('signs in from the invitation and comes back; the owner’s own invitation opens the folder', async () => {
+    const other = `other-${Date.now()}@example.com`;
+    await rpc(owner, 'share_with', {
+      p_kind: 'folder',
+      p_id: plansId,
+      p_email: other,
+      p_role: 'viewer',
+    });
+    expect((await owner.functions.invoke('notify', { body: {} })).data).toEqual({
+      sent: 1,
+      failed: 0,
+    });
+    const link = (await outbox(other))[0]?.links[0] ?? '';
+    const page = await (await stack.newContext()).newPage();
+    const errors = watchErrors(page);
+    await page.goto(link);
+    await page.getByRole('link', { name: 'Sign in' }).click();
+    await heading(page).getByText('Sign in').waitFor();
+    expect(await page.getByLabel('Email').inputValue()).toBe(other);
+    // The owner, forwarded their own invitation, signs in with their own address.
+    await page.getByLabel('Email').fill(ownerEmail);
+    await page.getByLabel('Password').fill('correct horse battery');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${stack.site.url}/files/${plansId}`);
+    await page.locator('.rows li[data-name="budget.txt"]').waitFor();
+    // Still pending for the invited address: opening one's own item took nothing.
+    expect(await rpc(owner, 'list_access', { p_kind: 'folder', p_id: plansId })).toEqual(
+      expect.arrayContaining([expect.objectContaining({ email: other, pending: true })]),
+    );
+    expect(errors).toEqual([]);
   });
 });
