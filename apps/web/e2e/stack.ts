@@ -42,6 +42,8 @@ export async function startStack(): Promise<Stack> {
       passkey: { enabled: true },
       webauthn: { rpId: 'localhost', rpDisplayName: 'Drive', rpOrigins: [namedUrl] },
     },
+    // Sharing's mails (functions/notify) link to the built app, as `pnpm start` has them.
+    functions: { env: { DRIVE_SITE_URL: site.url } },
     log: false,
   }).catch(async (error: unknown) => {
     await site.close();

@@ -12,13 +12,15 @@
  * User tokens are signed with an ES256 key, as on a hosted project today: made once and kept
  * in `<data dir>/signing_keys.json` (what `backend-server gen signing-key --append` writes),
  * so sessions survive restarts. Every 6 hours it empties the Trash of entries older than 30
- * days (`scripts/trash-purge.ts`).
+ * days (`scripts/trash-purge.ts`); every minute it sends sharing's unsent mails
+ * (`scripts/mail-sweep.ts`).
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateSigningKey, type SigningKeyJwk, startServer } from '@app/backend-server';
 import { serveStatic } from '../e2e/static-server';
+import { scheduleMailSweep } from './mail-sweep';
 import { scheduleTrashPurge } from './trash-purge';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
@@ -77,6 +79,8 @@ const backend = await startServer({
     emulateProviders: true,
     webauthn: { rpId: 'localhost', rpDisplayName: 'Drive', rpOrigins: [passkeyOrigin] },
   },
+  // Sharing's mails (functions/notify) link to the page served here and go to the outbox.
+  functions: { env: { DRIVE_SITE_URL: site.url } },
 }).catch(async (error: unknown) => {
   console.error(`Could not start the backend: ${error instanceof Error ? error.message : error}`);
   await site.close();
@@ -86,6 +90,8 @@ settings = JSON.stringify({ url: backend.url, anonKey: backend.anonKey }).replac
 
 // Trash entries older than 30 days go, every 6 hours (their objects too).
 const stopPurge = scheduleTrashPurge(backend.url, backend.serviceRoleKey);
+// Sharing's mails that did not go out at once, every minute.
+const stopSweep = scheduleMailSweep(backend.url, backend.serviceRoleKey);
 
 console.log(`
   Drive is running: ${site.url}
@@ -95,7 +101,7 @@ console.log(`
   Backend:       ${backend.url} (anon key ${backend.anonKey.slice(0, 16)}…)
   Signing key:   ${backend.signingKeys.current().alg} ${backend.signingKeys.current().kid}
   Console:       ${backend.consoleUrl ?? 'not served'}
-  Mail outbox:   ${backend.mailUrl ?? `${backend.url}/_dev/mail`} (sign-up confirmations, password resets)
+  Mail outbox:   ${backend.mailUrl ?? `${backend.url}/_dev/mail`} (sign-up confirmations, password resets, invitations)
   Sign-in:       email, or GitHub and Google emulated (a local page picks the account)
 
   Press Ctrl-C to stop.
@@ -107,6 +113,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     if (stopping) return;
     stopping = true;
     stopPurge();
+    stopSweep();
     await site.close();
     await backend.stop();
     process.exit(0);

@@ -20,6 +20,7 @@ const SettingsScreen = lazy(() => import('./screens/Settings'));
 const TrashScreen = lazy(() => import('./screens/Trash'));
 const CollectionScreen = lazy(() => import('./screens/Collection'));
 const SharePage = lazy(() => import('./screens/SharePage'));
+const InvitePage = lazy(() => import('./screens/Invite'));
 const CodeStep = lazy(() => import('./screens/TwoStep').then((m) => ({ default: m.CodeStep })));
 
 function RequireSession({ children }: { children: ReactNode }) {
@@ -92,6 +93,7 @@ export function App() {
         <Route path="/forgot-password" element={<ForgotPassword />} />
         <Route path="/reset-password" element={<ResetPassword />} />
         <Route path="/s/:token" element={<SharePage />} />
+        <Route path="/invite/:token" element={<InvitePage />} />
         <Route
           element={
             <RequireSession>

@@ -60,6 +60,12 @@ function PasswordField({
   );
 }
 
+/** The address an invitation link brought along (`state.email`), to prefill the form. */
+function stateEmail(state: unknown): string {
+  const email = (state as { email?: unknown } | null)?.email;
+  return typeof email === 'string' ? email : '';
+}
+
 function emailProblem(email: string): string | null {
   return EMAIL.test(email.trim()) ? null : 'Enter a valid email address.';
 }
@@ -71,7 +77,7 @@ export function SignIn() {
   const auth = useAuth<AuthApi>();
   const location = useLocation();
   const expired = (location.state as { expired?: boolean } | null)?.expired === true;
-  const [email, setEmail] = useState('');
+  const [email, setEmail] = useState(stateEmail(location.state));
   const [password, setPassword] = useState('');
   const signIn = useBackendMutation(
     (v: { email: string; password: string }) => auth.signInWithPassword(v),
@@ -100,7 +106,10 @@ export function SignIn() {
       <p className="links">
         <Link to="/forgot-password">Forgot your password?</Link>
         <span>
-          New here? <Link to="/sign-up">Create an account</Link>
+          New here?{' '}
+          <Link to="/sign-up" state={location.state}>
+            Create an account
+          </Link>
         </span>
       </p>
     </AuthCard>
@@ -109,7 +118,8 @@ export function SignIn() {
 
 export function SignUp() {
   const auth = useAuth<AuthApi>();
-  const [email, setEmail] = useState('');
+  const location = useLocation();
+  const [email, setEmail] = useState(stateEmail(location.state));
   const [password, setPassword] = useState('');
   const [name, setName] = useState('');
   const [touched, setTouched] = useState(false);
@@ -167,7 +177,10 @@ export function SignUp() {
       <ProviderButtons />
       <p className="links">
         <span>
-          Already have an account? <Link to="/sign-in">Sign in</Link>
+          Already have an account?{' '}
+          <Link to="/sign-in" state={location.state}>
+            Sign in
+          </Link>
         </span>
       </p>
     </AuthCard>

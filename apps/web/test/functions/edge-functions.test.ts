@@ -86,7 +86,12 @@ describe('Drive’s functions on the edge runtime’s surface only', () => {
   let server: RunningServer;
   let token = '';
   beforeAll(async () => {
-    server = await startServer({ projectDir: backend, port: 0, log: false });
+    server = await startServer({
+      projectDir: backend,
+      port: 0,
+      log: false,
+      functions: { env: { DRIVE_SITE_URL: 'http://app.test' } },
+    });
     // A shared file: a ready row with its stored object, and a live share of it.
     const { rows } = await server.db.query<{ token: string }>(
       `with owner as (select id from auth.users where email = 'demo@example.com'),
@@ -117,6 +122,7 @@ describe('Drive’s functions on the edge runtime’s surface only', () => {
         SUPABASE_URL: server.url,
         SUPABASE_ANON_KEY: server.anonKey,
         SUPABASE_SERVICE_ROLE_KEY: server.serviceRoleKey,
+        DRIVE_SITE_URL: 'http://app.test',
       };
       const handler = await loadOnWebSurface(name, env);
       const calls: Array<[string, RequestInit]> = [
@@ -161,6 +167,8 @@ describe('Drive’s functions on the edge runtime’s surface only', () => {
       }
       // Every path of the function was taken: CORS, bad and unknown tokens, a live share.
       if (name === 'share') expect(statuses).toEqual([200, 400, 404, 200, 405]);
+      // notify: CORS; the anon key is nobody's session; only POST.
+      if (name === 'notify') expect(statuses).toEqual([200, 401, 401, 405, 405]);
     });
   }
 });

@@ -165,6 +165,12 @@ export interface FunctionsOptions {
    * wins over a boolean here. Default true.
    */
   verifyJwt?: boolean | Record<string, boolean>;
+  /**
+   * Secrets every function's `Deno.env` carries, as `supabase secrets set` gives them on a
+   * hosted project (e.g. `{ DRIVE_SITE_URL: 'http://127.0.0.1:5173' }`). They win over
+   * `<functionsDir>/.env`; names starting with `SUPABASE_` are reserved and refused.
+   */
+  env?: Record<string, string>;
 }
 
 /** Realtime (Phoenix channels) settings. */

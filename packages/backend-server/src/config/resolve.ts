@@ -170,6 +170,11 @@ function resolveFunctions(options: FunctionsOptions): ServerConfig['functions'] 
   const cpuTimeMs = options.cpuTimeMs ?? 10_000;
   if (!(cpuTimeMs >= 100)) throw new Error('functions.cpuTimeMs must be at least 100');
   const verify = options.verifyJwt;
+  const env = { ...(options.env ?? {}) };
+  for (const [key, value] of Object.entries(env)) {
+    if (key.startsWith('SUPABASE_')) throw new Error(`functions.env: ${key} is reserved`);
+    if (typeof value !== 'string') throw new Error(`functions.env: ${key} must be a string`);
+  }
   return {
     wallTimeMs,
     memoryLimitMb,
@@ -179,5 +184,6 @@ function resolveFunctions(options: FunctionsOptions): ServerConfig['functions'] 
       typeof verify === 'boolean'
         ? { all: verify, byName: {} }
         : { all: null, byName: { ...(verify ?? {}) } },
+    env,
   };
 }

@@ -79,6 +79,8 @@ export interface ServerConfig {
     cpuTimeMs: number;
     /** Global default (null: not set) and per-name overrides. */
     verifyJwt: { all: boolean | null; byName: Record<string, boolean> };
+    /** Secrets for every function's env (over `<functionsDir>/.env`). */
+    env: Record<string, string>;
   };
   console: {
     enabled: boolean;

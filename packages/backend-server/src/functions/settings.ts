@@ -51,7 +51,7 @@ export function parseDotEnv(text: string): Record<string, string> {
  * Per-function settings that live in files next to the functions and may change while the
  * server runs: `verify_jwt` (options, then the project's `config.toml`, else
  * `<functionsDir>/../config.toml`) and the env
- * (the platform's variables, then `<functionsDir>/.env`).
+ * (the platform's variables, then the `functions.env` option, then `<functionsDir>/.env`).
  */
 export class FunctionSettings {
   private readonly toml: WatchedFile<Record<string, boolean>>;
@@ -76,6 +76,7 @@ export class FunctionSettings {
     const { config } = this;
     return {
       ...(await this.dotenv.get()),
+      ...config.functions.env,
       SUPABASE_URL: config.url,
       SUPABASE_ANON_KEY: config.anonKey,
       SUPABASE_SERVICE_ROLE_KEY: config.serviceRoleKey,

@@ -12,11 +12,11 @@ export type MailType =
   | 'email_change_new'
   | 'reauthentication';
 
-/** A mail as the server would send it. */
+/** A mail as the server would send it (`app`: posted by a project's function, `POST /_dev/mail`). */
 export interface Mail {
   to: string;
   subject: string;
-  type: MailType;
+  type: MailType | 'app';
   text: string;
   html: string;
   /** Links in the mail (the action link first). */

@@ -76,7 +76,7 @@ describe('functions: settings files', () => {
 });
 
 describe('functions: env and verify_jwt precedence', () => {
-  it('gives SUPABASE_DB_URL when the database has a URL; options win over config.toml', async () => {
+  it('gives SUPABASE_DB_URL when the database has a URL, and the functions.env secrets; options win over config.toml', async () => {
     const config = await resolveConfig({
       databaseUrl: 'postgres://app@db.internal:5432/app',
       functions: { verifyJwt: { open: false } },
@@ -92,6 +92,12 @@ describe('functions: env and verify_jwt precedence', () => {
     });
     expect(await settings.verifyJwt('open')).toBe(false);
     expect(await settings.verifyJwt('other')).toBe(true);
+    const secrets = await resolveConfig({ functions: { env: { SITE: 'http://app.test' } } });
+    await rm(secrets.storageDir, { recursive: true, force: true });
+    expect(await new FunctionSettings(secrets).env()).toMatchObject({ SITE: 'http://app.test' });
+    await expect(
+      resolveConfig({ functions: { env: { SUPABASE_URL: 'http://x' } } }),
+    ).rejects.toThrow('functions.env: SUPABASE_URL is reserved');
     const closed = await resolveConfig({ functions: { verifyJwt: false } });
     await rm(closed.storageDir, { recursive: true, force: true });
     expect(await new FunctionSettings(closed).verifyJwt('any')).toBe(false);
