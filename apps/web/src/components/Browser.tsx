@@ -1,6 +1,7 @@
 import { lazy, type ReactNode, Suspense, useEffect, useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import type { FileRow, FolderRow } from '../lib/api';
+import { canEdit, type Role, useRoles, weakest } from '../lib/roles';
 import {
   EMPTY,
   type Entry,
@@ -31,7 +32,7 @@ const Preview = lazy(() => import('./Preview'));
 type Pane =
   | { kind: 'rename'; entry: Entry }
   | { kind: 'move'; entries: Entry[] }
-  | { kind: 'share'; file: FileRow }
+  | { kind: 'share'; entries: Entry[] }
   | { kind: 'preview'; file: FileRow }
   | { kind: 'delete-forever'; entries: Entry[] }
   | null;
@@ -57,6 +58,8 @@ interface Props {
   loading: boolean;
   /** Changes when the view shows something else (another folder): the selection is cleared. */
   resetKey: string;
+  /** My role on a selection of everything not loaded yet (default: owner). */
+  role?: Role | null;
 }
 
 const editable = (el: Element | null) =>
@@ -96,6 +99,9 @@ export function Browser(props: Props) {
   const total = folders.length + (files.total ?? 0);
   const count = selectedCount(selection, total);
   const known = selection.all ? null : [...selection.picked.values()];
+  const roleOf = useRoles();
+  const roleOfAll = (entries: Entry[] | null) =>
+    entries ? weakest(entries.map((e) => roleOf(e.row))) : (props.role ?? 'owner');
 
   // Another folder: nothing selected.
   // biome-ignore lint/correctness/useExhaustiveDependencies: resetKey is the trigger.
@@ -129,7 +135,7 @@ export function Browser(props: Props) {
         else await actions.downloadZip(entries, zipName(entries));
         break;
       case 'share':
-        if (one.kind === 'file') setPane({ kind: 'share', file: one.row });
+        setPane({ kind: 'share', entries });
         break;
       case 'rename':
         setPane({ kind: 'rename', entry: one });
@@ -186,9 +192,12 @@ export function Browser(props: Props) {
     onOpen: open,
     onMenu: (entry, at, trigger) => setMenu({ entry, at, trigger }),
     onCommand: async (command, entry) => {
+      if (!canEdit(roleOf(entry.row))) return;
       if (command === 'rename' && mode === 'drive') setPane({ kind: 'rename', entry });
       if (command === 'trash') {
         const entries = await selectionOr(entry);
+        if (!canEdit(roleOfAll(entries))) return;
+        if (mode === 'trash' && roleOfAll(entries) !== 'owner') return;
         if (mode === 'trash') setPane({ kind: 'delete-forever', entries });
         else await run('trash', entries);
       }
@@ -220,7 +229,7 @@ export function Browser(props: Props) {
       {count > 0 ? (
         <div className="selection" role="toolbar" aria-label="Selection actions">
           <span>{count} selected</span>
-          {selectionCommands(known, mode)
+          {selectionCommands(known, mode, roleOfAll(known))
             .map(commandItem)
             .map(({ command, label, danger }) => (
               <button
@@ -254,7 +263,7 @@ export function Browser(props: Props) {
           at={menu.at}
           trigger={menu.trigger}
           onClose={() => setMenu(null)}
-          items={entryCommands(menu.entry, mode)
+          items={entryCommands(menu.entry, mode, roleOf(menu.entry.row))
             .map(commandItem)
             .map(({ command, label, danger }) => ({
               label,
@@ -303,7 +312,13 @@ export function Browser(props: Props) {
         {pane?.kind === 'move' ? (
           <MoveDialog
             entries={pane.entries}
-            folders={props.allFolders.filter((f) => !f.trashed_at)}
+            folders={props.allFolders.filter(
+              (f) =>
+                !f.trashed_at &&
+                canEdit(roleOf(f)) &&
+                pane.entries.every((e) => e.row.owner_id === f.owner_id),
+            )}
+            root={pane.entries.every((e) => roleOf(e.row) === 'owner')}
             pending={task.pending}
             error={task.error}
             onMove={(destination) =>
@@ -312,7 +327,9 @@ export function Browser(props: Props) {
             onClose={closePane}
           />
         ) : null}
-        {pane?.kind === 'share' ? <ShareDialog file={pane.file} onClose={closePane} /> : null}
+        {pane?.kind === 'share' ? (
+          <ShareDialog entries={pane.entries} role={roleOfAll(pane.entries)} onClose={closePane} />
+        ) : null}
         {pane?.kind === 'preview' ? (
           <Preview
             file={pane.file}

@@ -49,15 +49,14 @@ async function foldersAndFiles(
   client: DriveClient,
   column: 'trashed_at' | 'starred_at',
   unset: 'trashed_via' | 'trashed_at',
+  owner?: string,
 ) {
-  const query = (table: 'folders' | 'files') =>
-    client
-      .from(table)
-      .select('*')
-      .not(column, 'is', null)
-      .is(unset, null)
+  const query = (table: 'folders' | 'files') => {
+    const q = client.from(table).select('*').not(column, 'is', null).is(unset, null);
+    return (owner ? q.eq('owner_id', owner) : q)
       .order(column, { ascending: false })
       .limit(1000);
+  };
   const [folders, files] = await Promise.all([query('folders'), query('files')]);
   if (folders.error) return { data: null, error: folders.error };
   if (files.error) return { data: null, error: files.error };
@@ -72,12 +71,15 @@ export function listTrash(client: DriveClient) {
   return foldersAndFiles(client, 'trashed_at', 'trashed_via');
 }
 
-/** Starred folders and files (not in the Trash), most recently starred first. */
-export function listStarred(client: DriveClient) {
-  return foldersAndFiles(client, 'starred_at', 'trashed_at');
+/**
+ * My starred folders and files (not in the Trash), most recently starred first. Stars are the
+ * owner's: items shared with me that their owner starred are not mine to list.
+ */
+export function listStarred(client: DriveClient, me: string) {
+  return foldersAndFiles(client, 'starred_at', 'trashed_at', me);
 }
 
-/** Files changed or opened last. */
+/** My own files changed or opened last (the backend lists the caller's files only). */
 export function recentFiles(client: DriveClient, limit = 50) {
   return client.rpc('recent_files', { p_limit: limit });
 }
