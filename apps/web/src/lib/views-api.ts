@@ -53,9 +53,7 @@ async function foldersAndFiles(
 ) {
   const query = (table: 'folders' | 'files') => {
     const q = client.from(table).select('*').not(column, 'is', null).is(unset, null);
-    return (owner ? q.eq('owner_id', owner) : q)
-      .order(column, { ascending: false })
-      .limit(1000);
+    return (owner ? q.eq('owner_id', owner) : q).order(column, { ascending: false }).limit(1000);
   };
   const [folders, files] = await Promise.all([query('folders'), query('files')]);
   if (folders.error) return { data: null, error: folders.error };
