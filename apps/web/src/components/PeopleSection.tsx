@@ -119,7 +119,11 @@ export function PeopleSection({
         throw new Told(`Not shared: ${failed.join('; ')}.`);
       }
       setEmail('');
-      const what = one ? '' : ` ${done} of ${entries.length} items`;
+      const what = one
+        ? ''
+        : failed.length
+          ? ` ${done} of ${entries.length} items`
+          : ` ${done} items`;
       const said = pending
         ? `Invitation sent to ${to}${what ? ` for${what}` : ''}.`
         : `Shared${what} with ${to} as ${ROLE_WORD[newRole]}.`;
@@ -228,7 +232,7 @@ export function PeopleSection({
                     <button
                       type="button"
                       disabled={busy}
-                      aria-label={`Make ${row.email} the owner`}
+                      aria-label={`Make owner: ${row.email}`}
                       onClick={() => setConfirm({ kind: 'transfer', row })}
                     >
                       Make owner
