@@ -160,6 +160,8 @@ describe('sharing folders and files with people', () => {
     const crumbs = vera.getByRole('navigation', { name: 'Breadcrumbs' });
     await crumbs.getByRole('link', { name: 'Shared with me' }).waitFor();
     expect(await crumbs.getByRole('link', { name: 'My files' }).count()).toBe(0);
+    // The page knows Vera's role here (from her grants): view only.
+    await vera.getByRole('heading', { name: 'Team (shared with you, view only)' }).waitFor();
     await rowOf(vera, 'notes.txt').waitFor();
     expect(await menuItems(vera, 'notes.txt')).toEqual(['Preview', 'Download', 'Share']);
     for (const button of ['Upload files', 'Upload folder', 'New folder']) {
@@ -248,15 +250,19 @@ describe('sharing folders and files with people', () => {
     await eddie.goto(`${stack.site.url}/shared`);
     await eddie.getByRole('button', { name: /^Team, Olga · Editor/ }).click();
     await rowOf(eddie, 'notes.txt').waitFor();
-    expect(await menuItems(eddie, 'notes.txt')).toEqual([
-      'Preview',
-      'Download',
-      'Share',
-      'Rename',
-      'Move',
-      'Move to Trash',
-    ]);
+    await expect
+      .poll(() => menuItems(eddie, 'notes.txt'), { timeout: 10_000 })
+      .toEqual(['Preview', 'Download', 'Share', 'Rename', 'Move', 'Move to Trash']);
     await upload(eddie, 'from-eddie.txt', 'Added by Eddie.\n');
+    // Moving Olga's items: only within her folders Eddie edits, never to his own My files.
+    await eddie.getByRole('button', { name: 'Actions for from-eddie.txt' }).click();
+    await eddie.getByRole('menuitem', { name: 'Move', exact: true }).click();
+    const move = eddie.getByRole('dialog', { name: 'Move “from-eddie.txt”' });
+    await move.getByLabel('Destination').waitFor();
+    const places = await move.getByLabel('Destination').locator('option').allTextContents();
+    expect(places.map((p) => p.trim())).toEqual(['Team']);
+    await move.getByRole('button', { name: 'Cancel' }).click();
+    await move.waitFor({ state: 'detached' });
     await eddie.getByLabel('Select notes.txt').check();
     await eddie
       .getByRole('toolbar', { name: 'Selection actions' })
