@@ -314,6 +314,25 @@ describe('sharing folders and files with people', () => {
     await olga.getByRole('button', { name: /^Team, Eddie · Editor/ }).waitFor();
   });
 
+  it('lets a Viewer leave what was shared with them', async () => {
+    await vera.goto(`${stack.site.url}/shared`);
+    await vera.getByRole('button', { name: 'Actions for solo.txt' }).click();
+    await vera.getByRole('menuitem', { name: 'Share' }).click();
+    await vera
+      .getByRole('dialog', { name: 'Share “solo.txt”' })
+      .getByRole('button', { name: 'Leave' })
+      .click();
+    const confirm = vera.getByRole('dialog', { name: 'Leave' });
+    expect(await confirm.textContent()).toContain('You will no longer see it');
+    await confirm.getByRole('button', { name: 'Leave' }).click();
+    await expect.poll(() => names(vera), { timeout: 10_000 }).toEqual(['Team']);
+    const left = await stack.server.db.query(
+      `select 1 from public.grants g join public.files f on f.id = g.file_id
+        where f.name = 'solo.txt'`,
+    );
+    expect(left.rows).toEqual([]);
+  });
+
   it('threw no uncaught error in any page', () => {
     expect(errors).toEqual([[], [], []]);
   });
