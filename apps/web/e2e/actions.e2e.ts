@@ -111,6 +111,7 @@ describe('menus, selection, keyboard, zip downloads, Starred, Recent and the gri
     expect(await menu.getByRole('menuitem').allTextContents()).toEqual([
       'Open',
       'Download',
+      'Share',
       'Activity',
       'Rename',
       'Move',
@@ -173,7 +174,7 @@ describe('menus, selection, keyboard, zip downloads, Starred, Recent and the gri
     await selectionBar(page).getByRole('button', { name: 'Clear selection' }).click();
   });
 
-  it('offers Share for one selected file, not for several', async () => {
+  it('offers links for one selected file, and people for several items', async () => {
     await page.getByLabel('Select beta.txt').check();
     await selectionBar(page).getByRole('button', { name: 'Share' }).click();
     const dialog = page.getByRole('dialog', { name: 'Share “beta.txt”' });
@@ -183,7 +184,13 @@ describe('menus, selection, keyboard, zip downloads, Starred, Recent and the gri
     await dialog.getByRole('button', { name: 'Close' }).click();
     await page.getByLabel('Select red.png').check();
     await selectionBar(page).getByText('2 selected').waitFor();
-    expect(await selectionBar(page).getByRole('button', { name: 'Share' }).count()).toBe(0);
+    await selectionBar(page).getByRole('button', { name: 'Share' }).click();
+    const both = page.getByRole('dialog', { name: 'Share 2 items' });
+    await both.getByLabel('Email address').waitFor();
+    // Links are for one file: several items are shared with people only.
+    expect(await both.getByRole('button', { name: 'Create link' }).count()).toBe(0);
+    await both.getByRole('button', { name: 'Close' }).click();
+    await both.waitFor({ state: 'detached' });
     await page.keyboard.press('Escape');
   });
 

@@ -19,6 +19,7 @@ const FilesScreen = lazy(() => import('./screens/Files'));
 const SettingsScreen = lazy(() => import('./screens/Settings'));
 const TrashScreen = lazy(() => import('./screens/Trash'));
 const CollectionScreen = lazy(() => import('./screens/Collection'));
+const SharedScreen = lazy(() => import('./screens/Shared'));
 const SharePage = lazy(() => import('./screens/SharePage'));
 const InvitePage = lazy(() => import('./screens/Invite'));
 const CodeStep = lazy(() => import('./screens/TwoStep').then((m) => ({ default: m.CodeStep })));
@@ -105,6 +106,7 @@ export function App() {
           <Route path="/files/:folderId" element={<FilesScreen />} />
           <Route path="/recent" element={<CollectionScreen which="recent" />} />
           <Route path="/starred" element={<CollectionScreen which="starred" />} />
+          <Route path="/shared" element={<SharedScreen />} />
           <Route path="/trash" element={<TrashScreen />} />
           <Route path="/settings" element={<SettingsScreen />} />
         </Route>

@@ -1,8 +1,8 @@
-import { useUser } from '@app/backend-react';
 import { lazy, type ReactNode, Suspense, useEffect, useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { ACCESS_REVOKED } from '../lib/activity-api';
 import type { FileRow, FolderRow } from '../lib/api';
+import { canEdit, type Role, useRoles, weakest } from '../lib/roles';
 import {
   EMPTY,
   type Entry,
@@ -17,7 +17,6 @@ import { useDrive } from '../lib/use-drive';
 import { useEntryActions } from '../lib/use-entry-actions';
 import { ConfirmDialog, NameDialog } from './Dialog';
 import {
-  allowedInTrash,
   type Command,
   commandItem,
   entryCommands,
@@ -36,7 +35,7 @@ const ActivityPanel = lazy(() => import('./ActivityPanel'));
 type Pane =
   | { kind: 'rename'; entry: Entry }
   | { kind: 'move'; entries: Entry[] }
-  | { kind: 'share'; file: FileRow }
+  | { kind: 'share'; entries: Entry[] }
   | { kind: 'preview'; file: FileRow }
   | { kind: 'delete-forever'; entries: Entry[] }
   | { kind: 'activity'; entry: Entry }
@@ -63,6 +62,8 @@ interface Props {
   loading: boolean;
   /** Changes when the view shows something else (another folder): the selection is cleared. */
   resetKey: string;
+  /** My role on a selection of everything not loaded yet (default: owner). */
+  role?: Role | null;
 }
 
 const editable = (el: Element | null) =>
@@ -99,18 +100,13 @@ export function Browser(props: Props) {
     error: null,
   });
   const { mode, folders, files, everything, resetKey } = props;
-  const user = useUser();
   const client = useDrive();
-  // In the Trash, Delete forever only for what the user owns (not an Editor's deletions).
-  const offered = (command: Command, entries: Entry[] | null) =>
-    mode !== 'trash' ||
-    allowedInTrash(
-      command,
-      (entries ?? []).every((e) => e.row.owner_id === user?.id),
-    );
   const total = folders.length + (files.total ?? 0);
   const count = selectedCount(selection, total);
   const known = selection.all ? null : [...selection.picked.values()];
+  const roleOf = useRoles();
+  const roleOfAll = (entries: Entry[] | null) =>
+    entries ? weakest(entries.map((e) => roleOf(e.row))) : (props.role ?? 'owner');
 
   // Another folder: nothing selected.
   // biome-ignore lint/correctness/useExhaustiveDependencies: resetKey is the trigger.
@@ -144,7 +140,7 @@ export function Browser(props: Props) {
         else await actions.downloadZip(entries, zipName(entries));
         break;
       case 'share':
-        if (one.kind === 'file') setPane({ kind: 'share', file: one.row });
+        setPane({ kind: 'share', entries });
         break;
       case 'rename':
         setPane({ kind: 'rename', entry: one });
@@ -223,12 +219,14 @@ export function Browser(props: Props) {
     onOpen: open,
     onMenu: (entry, at, trigger) => setMenu({ entry, at, trigger }),
     onCommand: async (command, entry) => {
+      if (!canEdit(roleOf(entry.row))) return;
       if (command === 'rename' && mode === 'drive') setPane({ kind: 'rename', entry });
       if (command === 'trash') {
         const entries = await selectionOr(entry);
-        if (mode === 'trash') {
-          if (offered('delete-forever', entries)) setPane({ kind: 'delete-forever', entries });
-        } else await run('trash', entries);
+        if (!canEdit(roleOfAll(entries))) return;
+        if (mode === 'trash' && roleOfAll(entries) !== 'owner') return;
+        if (mode === 'trash') setPane({ kind: 'delete-forever', entries });
+        else await run('trash', entries);
       }
     },
     typeColumn: props.typeColumn,
@@ -258,8 +256,7 @@ export function Browser(props: Props) {
       {count > 0 ? (
         <div className="selection" role="toolbar" aria-label="Selection actions">
           <span>{count} selected</span>
-          {selectionCommands(known, mode)
-            .filter((command) => offered(command, known))
+          {selectionCommands(known, mode, roleOfAll(known))
             .map(commandItem)
             .map(({ command, label, danger }) => (
               <button
@@ -293,8 +290,7 @@ export function Browser(props: Props) {
           at={menu.at}
           trigger={menu.trigger}
           onClose={() => setMenu(null)}
-          items={entryCommands(menu.entry, mode)
-            .filter((command) => offered(command, [menu.entry]))
+          items={entryCommands(menu.entry, mode, roleOf(menu.entry.row))
             .map(commandItem)
             .map(({ command, label, danger }) => ({
               label,
@@ -343,7 +339,13 @@ export function Browser(props: Props) {
         {pane?.kind === 'move' ? (
           <MoveDialog
             entries={pane.entries}
-            folders={props.allFolders.filter((f) => !f.trashed_at)}
+            folders={props.allFolders.filter(
+              (f) =>
+                !f.trashed_at &&
+                canEdit(roleOf(f)) &&
+                pane.entries.every((e) => e.row.owner_id === f.owner_id),
+            )}
+            root={pane.entries.every((e) => roleOf(e.row) === 'owner')}
             pending={task.pending}
             error={task.error}
             onMove={(destination) =>
@@ -360,7 +362,9 @@ export function Browser(props: Props) {
             onClose={closePane}
           />
         ) : null}
-        {pane?.kind === 'share' ? <ShareDialog file={pane.file} onClose={closePane} /> : null}
+        {pane?.kind === 'share' ? (
+          <ShareDialog entries={pane.entries} role={roleOfAll(pane.entries)} onClose={closePane} />
+        ) : null}
         {pane?.kind === 'preview' ? (
           <Preview
             file={pane.file}

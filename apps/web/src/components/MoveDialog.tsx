@@ -4,16 +4,21 @@ import { Dialog, DialogActions } from './Dialog';
 import type { Entry } from './FileList';
 import { FormField } from './Form';
 
-/** Folders as an indented tree, without the moved folders and their descendants. */
+/**
+ * Folders as an indented tree, without the moved folders and their descendants (a folder
+ * whose parent is not offered, e.g. the top of a shared tree, starts the tree).
+ */
 function tree(
   folders: FolderRow[],
   excluded: Set<string>,
 ): Array<{ folder: FolderRow; depth: number }> {
   const children = new Map<string | null, FolderRow[]>();
+  const offered = new Set(folders.map((f) => f.id));
   for (const f of folders) {
-    const list = children.get(f.parent_id) ?? [];
+    const parent = f.parent_id && offered.has(f.parent_id) ? f.parent_id : null;
+    const list = children.get(parent) ?? [];
     list.push(f);
-    children.set(f.parent_id, list);
+    children.set(parent, list);
   }
   const out: Array<{ folder: FolderRow; depth: number }> = [];
   const walk = (parent: string | null, depth: number) => {
@@ -27,10 +32,14 @@ function tree(
   return out;
 }
 
-/** Picks where selected entries go. */
+/**
+ * Picks where selected entries go: among `folders` (those I own or edit, of the items' owner),
+ * and My files when `root` (my own items only).
+ */
 export default function MoveDialog(props: {
   entries: Entry[];
   folders: FolderRow[];
+  root: boolean;
   pending: boolean;
   error: unknown;
   onMove: (destination: string | null) => void;
@@ -38,7 +47,7 @@ export default function MoveDialog(props: {
 }) {
   const excluded = new Set(props.entries.filter((e) => e.kind === 'folder').map((e) => e.row.id));
   const options = tree(props.folders, excluded);
-  const [destination, setDestination] = useState('');
+  const [destination, setDestination] = useState(props.root ? '' : (options[0]?.folder.id ?? ''));
   return (
     <Dialog
       title={`Move ${props.entries.length === 1 ? `“${props.entries[0]?.row.name}”` : `${props.entries.length} items`}`}
@@ -54,7 +63,7 @@ export default function MoveDialog(props: {
           label="Destination"
           control={({ id }) => (
             <select id={id} value={destination} onChange={(e) => setDestination(e.target.value)}>
-              <option value="">My files</option>
+              {props.root ? <option value="">My files</option> : null}
               {options.map(({ folder, depth }) => (
                 <option key={folder.id} value={folder.id}>
                   {`${'\u00a0\u00a0'.repeat(depth + 1)}${folder.name}`}
@@ -64,7 +73,11 @@ export default function MoveDialog(props: {
           )}
         />
         <DialogActions error={props.error} onCancel={props.onClose}>
-          <button type="submit" className="primary" disabled={props.pending}>
+          <button
+            type="submit"
+            className="primary"
+            disabled={props.pending || (!props.root && options.length === 0)}
+          >
             Move
           </button>
         </DialogActions>

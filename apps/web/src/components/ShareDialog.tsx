@@ -10,9 +10,12 @@ import {
   type ShareRow,
 } from '../lib/api';
 import type { DriveClient } from '../lib/client-types';
+import type { Role } from '../lib/roles';
+import type { Entry } from '../lib/selection';
 import { Dialog } from './Dialog';
 import { ErrorText } from './ErrorText';
 import { FormField } from './Form';
+import { PeopleSection } from './PeopleSection';
 
 const EXPIRY = [
   { hours: 1, label: '1 hour' },
@@ -30,8 +33,34 @@ function state(share: ShareRow): string {
   return `Expires ${formatDate(share.expires_at)}`;
 }
 
+/**
+ * Sharing items: with people (everyone with access sees who has it; the owner manages it),
+ * and, for the owner of one file, expiring links for anyone.
+ */
+export default function ShareDialog({
+  entries,
+  role,
+  onClose,
+}: {
+  entries: Entry[];
+  role: Role | null;
+  onClose: () => void;
+}) {
+  const one = entries.length === 1 ? entries[0] : undefined;
+  return (
+    <Dialog
+      title={one ? `Share “${one.row.name}”` : `Share ${entries.length} items`}
+      onClose={onClose}
+      wide
+    >
+      <PeopleSection entries={entries} role={role} onDone={onClose} />
+      {one?.kind === 'file' && role === 'owner' ? <LinksSection file={one.row} /> : null}
+    </Dialog>
+  );
+}
+
 /** Creates expiring share links for a file, lists them, and revokes them. */
-export default function ShareDialog({ file, onClose }: { file: FileRow; onClose: () => void }) {
+function LinksSection({ file }: { file: FileRow }) {
   const [hours, setHours] = useState<number>(24);
   const [copied, setCopied] = useState<string | null>(null);
   const shares = useBackendQuery<ShareRow[], DriveClient>(
@@ -54,7 +83,8 @@ export default function ShareDialog({ file, onClose }: { file: FileRow; onClose:
     }
   };
   return (
-    <Dialog title={`Share “${file.name}”`} onClose={onClose} wide>
+    <section aria-labelledby="links-heading">
+      <h3 id="links-heading">Link for anyone</h3>
       <form
         className="share-form"
         onSubmit={(e) => {
@@ -97,7 +127,7 @@ export default function ShareDialog({ file, onClose }: { file: FileRow; onClose:
       ) : null}
       {shares.data && shares.data.length > 0 ? (
         <>
-          <h3>Links</h3>
+          <h4>Links</h4>
           <ul className="shares">
             {shares.data.map((s) => (
               <li key={s.id}>
@@ -122,6 +152,6 @@ export default function ShareDialog({ file, onClose }: { file: FileRow; onClose:
           </ul>
         </>
       ) : null}
-    </Dialog>
+    </section>
   );
 }

@@ -3,6 +3,7 @@
  * (selection bar) offers, by view; their words; which are dangerous; which act on the whole
  * selection when given from a selected row; and the keys that give them to the focused row.
  */
+import { canEdit, type Role } from '../lib/roles';
 import type { Entry } from '../lib/selection';
 
 export type Command =
@@ -57,42 +58,53 @@ export const SHORTCUTS: Readonly<Record<string, RowCommand>> = {
 
 const ready = (e: Entry) => e.kind === 'folder' || e.row.status === 'ready';
 
-/** What one entry's menu offers. */
-export function entryCommands(entry: Entry, mode: 'drive' | 'trash'): Command[] {
-  if (mode === 'trash') return ['restore', 'delete-forever'];
+/**
+ * What one entry's menu offers, by my `role` on it: a Viewer opens, previews, downloads and
+ * sees who has access (Share); an Editor also renames, moves and trashes; only the owner
+ * stars (and shares, deletes forever: in the dialog and the Trash).
+ */
+export function entryCommands(
+  entry: Entry,
+  mode: 'drive' | 'trash',
+  role: Role | null = 'owner',
+): Command[] {
+  if (mode === 'trash') return role === 'owner' ? ['restore', 'delete-forever'] : ['restore'];
   const out: Command[] = [];
   if (entry.kind === 'folder') out.push('open');
   else if (ready(entry)) out.push('preview');
-  if (ready(entry)) out.push('download');
-  if (entry.kind === 'file' && ready(entry)) out.push('share');
+  if (ready(entry)) out.push('download', 'share');
   out.push('activity');
-  out.push('rename', 'move', entry.row.starred_at ? 'unstar' : 'star', 'trash');
+  if (canEdit(role)) out.push('rename', 'move');
+  if (role === 'owner') out.push(entry.row.starred_at ? 'unstar' : 'star');
+  if (canEdit(role)) out.push('trash');
   return out;
 }
 
 /**
- * Delete forever is the owner's: in the Trash, an item the caller does not own (an Editor's
- * deletion in someone else's folder) offers Restore only. The backend refuses it anyway.
- */
-export const allowedInTrash = (command: Command, owned: boolean) =>
-  command !== 'delete-forever' || owned;
-
-/**
  * What a selection offers (`entries`: the selected ones when known; null when "everything"
- * is selected and not loaded yet — the commands that work on any number of items).
+ * is selected and not loaded yet — the commands that work on any number of items), by my
+ * weakest `role` among them. The owner shares several ready items at once; anyone else sees
+ * who has access to one item.
  */
-export function selectionCommands(entries: Entry[] | null, mode: 'drive' | 'trash'): Command[] {
-  if (mode === 'trash') return ['restore', 'delete-forever'];
+export function selectionCommands(
+  entries: Entry[] | null,
+  mode: 'drive' | 'trash',
+  role: Role | null = 'owner',
+): Command[] {
+  if (mode === 'trash') return role === 'owner' ? ['restore', 'delete-forever'] : ['restore'];
   const one = entries?.length === 1 ? entries[0] : undefined;
   const out: Command[] = [];
   if (one?.kind === 'file' && ready(one)) out.push('preview');
   if (!entries || entries.some(ready)) out.push('download');
-  if (one?.kind === 'file' && ready(one)) out.push('share');
+  if (entries?.length && entries.every(ready) && (one || role === 'owner')) out.push('share');
+  if (!canEdit(role)) return out;
   if (one) out.push('rename');
   out.push('move');
-  out.push(
-    entries && entries.length > 0 && entries.every((e) => e.row.starred_at) ? 'unstar' : 'star',
-  );
+  if (role === 'owner') {
+    out.push(
+      entries && entries.length > 0 && entries.every((e) => e.row.starred_at) ? 'unstar' : 'star',
+    );
+  }
   out.push('trash');
   return out;
 }

@@ -16,7 +16,7 @@ export interface FolderRow {
   trashed_via?: string | null;
   /** When it was starred (null: not starred). */
   starred_at?: string | null;
-  /** The folders above it, outermost first (sharing). */
+  /** Ids of the folders above, outermost first (sharing: a grant on any of them covers it). */
   ancestors?: string[];
   /** Who moved it to the Trash (sharing: an Editor's deletion is in the owner's Trash). */
   trashed_by?: string | null;
@@ -80,11 +80,15 @@ export const keys = {
   /** Recent, Starred and Trash (they change with files and folders alike). */
   views: ['views'] as const,
   view: (name: 'recent' | 'starred' | 'trash') => ['views', name] as const,
-  /** Access to items (sharing): refreshed when access is given, changed or removed. */
+  /** My grants (roles on others' items); refreshed on changes and on the `access` event. */
   grants: ['grants'] as const,
   /** The activity of an item (a folder: with everything below it). */
   activity: (kind: 'file' | 'folder', id: string, limit: number) =>
     ['activity', kind, id, limit] as const,
+  /** Items others shared with me. */
+  sharedWithMe: ['views', 'shared'] as const,
+  /** Who has access to an item. */
+  access: (id: string) => ['access', id] as const,
 };
 
 /** What a change to files or folders (here, on another device, or by an upload) refreshes. */
@@ -95,36 +99,52 @@ export const LIVE_KEYS = [
   [...keys.usage],
   ['search'],
   [...keys.views],
+  [...keys.grants],
+  ['access'],
 ];
 
-/** Sub-folders of a folder (null: the root), by name; not those in the Trash. */
-export function listFolders(client: DriveClient, parentId: string | null, sort: Sort) {
+/**
+ * Sub-folders of a folder (null: the root of My files, `me`'s own: a root-level folder shared
+ * with me is not mine), by name; not those in the Trash.
+ */
+export function listFolders(client: DriveClient, parentId: string | null, sort: Sort, me: string) {
   const q = client.from('folders').select('*').is('trashed_at', null);
-  return (parentId ? q.eq('parent_id', parentId) : q.is('parent_id', null)).order(
-    sort.key === 'date' ? 'created_at' : 'name',
-    { ascending: sort.key === 'size' ? true : sort.ascending },
-  );
+  return (
+    parentId ? q.eq('parent_id', parentId) : q.is('parent_id', null).eq('owner_id', me)
+  ).order(sort.key === 'date' ? 'created_at' : 'name', {
+    ascending: sort.key === 'size' ? true : sort.ascending,
+  });
 }
 
-/** Every folder of the user, those in the Trash too (breadcrumbs, "move to", places). */
+/**
+ * Every folder the user can see (their own and those shared with them), those in the Trash
+ * too (breadcrumbs, "move to", places); `owner_id` and `ancestors` give the role on each.
+ */
 export function listAllFolders(client: DriveClient) {
-  return client.from('folders').select('id,parent_id,name,trashed_at,trashed_via').order('name');
+  return client
+    .from('folders')
+    .select('id,owner_id,parent_id,name,trashed_at,trashed_via,ancestors')
+    .order('name');
 }
 
-/** Files of a folder, rows `from`..`to`, with the exact total when `count`. */
+/**
+ * Files of a folder (null: the root of My files, `me`'s own), rows `from`..`to`, with the
+ * exact total when `count`.
+ */
 export function listFiles(
   client: DriveClient,
   folderId: string | null,
   sort: Sort,
   from: number,
   to: number,
-  count = true,
+  count: boolean,
+  me: string,
 ) {
   const q = client
     .from('files')
     .select('*', count ? { count: 'exact' } : undefined)
     .is('trashed_at', null);
-  return (folderId ? q.eq('folder_id', folderId) : q.is('folder_id', null))
+  return (folderId ? q.eq('folder_id', folderId) : q.is('folder_id', null).eq('owner_id', me))
     .order(fileOrder(sort), { ascending: sort.ascending })
     .order('id', { ascending: true })
     .range(from, to);

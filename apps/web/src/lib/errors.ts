@@ -38,7 +38,32 @@ export type UserErrorKind =
   | 'provider_email_unverified'
   | 'signup_disabled'
   | 'sign_in_cancelled'
+  | SharingErrorKind
   | 'other';
+
+/** Refusals of sharing and of what a role allows (backend/SHARING.md), by hint. */
+const SHARING: Record<string, string> = {
+  not_owner: 'Only the owner of this item can do that.',
+  share_self: 'This is your own item: you already have access.',
+  item_deleted: 'This item is being deleted, so it cannot be shared or given away.',
+  upload_incomplete: 'This file has not finished uploading. Share it when the upload is done.',
+  not_editor:
+    'You can only do that where you are an Editor (ownership goes to an Editor of the item).',
+  no_access: 'You no longer have access to this item.',
+  other_owner:
+    'Items cannot move between people’s files. Move them within the same owner’s folders.',
+  owner_only: 'Only the owner of this item can do that.',
+};
+export type SharingErrorKind =
+  | 'not_owner'
+  | 'share_self'
+  | 'item_deleted'
+  | 'upload_incomplete'
+  | 'not_editor'
+  | 'no_access'
+  | 'other_owner'
+  | 'owner_only'
+  | 'owner_quota';
 
 interface ErrorFields {
   status: number | null;
@@ -89,6 +114,17 @@ export function toUserError(
 ): UserError {
   const f = fields(error);
   const lower = `${f.code} ${f.message}`.toLowerCase();
+  const sharing = SHARING[f.hint];
+  if (sharing) return known(f.hint as SharingErrorKind, sharing);
+  if (f.hint === 'invalid_email') return known('invalid_email', 'Enter a valid email address.');
+  if (f.hint === 'quota_exceeded' && f.details.includes('owner_quota')) {
+    return known(
+      'owner_quota',
+      f.details.includes('new owner')
+        ? 'The new owner does not have enough storage left for this item.'
+        : 'The owner’s storage is full, so nothing more can be added here.',
+    );
+  }
   if (f.code === 'invalid_credentials' || lower.includes('invalid login credentials')) {
     return known('invalid_credentials', 'Incorrect email or password.');
   }

@@ -14,7 +14,7 @@ import { showToast } from './toasts';
 import { useDrive } from './use-drive';
 
 /** Where the page goes after losing access to what it shows. */
-export const AWAY_FROM_REVOKED = '/files';
+export const AWAY_FROM_REVOKED = '/shared';
 
 interface AccessEvent {
   op: 'granted' | 'role' | 'revoked';

@@ -49,14 +49,17 @@ async function foldersAndFiles(
   client: DriveClient,
   column: 'trashed_at' | 'starred_at',
   unset: 'trashed_via' | 'trashed_at',
-  me?: string,
+  /** Whose entries: mine (Starred), or also those I trashed in others' folders (Trash). */
+  who?: { me: string; trashedByMe?: boolean },
 ) {
   const query = (table: 'folders' | 'files') => {
     const q = client.from(table).select('*').not(column, 'is', null).is(unset, null);
-    // Of shared folders, only what the user trashed (the rest is its owner's Trash).
-    return (me ? q.or(`owner_id.eq.${me},trashed_by.eq.${me}`) : q)
-      .order(column, { ascending: false })
-      .limit(1000);
+    const scoped = !who
+      ? q
+      : who.trashedByMe
+        ? q.or(`owner_id.eq.${who.me},trashed_by.eq.${who.me}`)
+        : q.eq('owner_id', who.me);
+    return scoped.order(column, { ascending: false }).limit(1000);
   };
   const [folders, files] = await Promise.all([query('folders'), query('files')]);
   if (folders.error) return { data: null, error: folders.error };
@@ -72,15 +75,23 @@ async function foldersAndFiles(
  * (sharing) those the user moved there from someone else's folder.
  */
 export function listTrash(client: DriveClient, me?: string) {
-  return foldersAndFiles(client, 'trashed_at', 'trashed_via', me);
+  return foldersAndFiles(
+    client,
+    'trashed_at',
+    'trashed_via',
+    me ? { me, trashedByMe: true } : undefined,
+  );
 }
 
-/** Starred folders and files (not in the Trash), most recently starred first. */
-export function listStarred(client: DriveClient) {
-  return foldersAndFiles(client, 'starred_at', 'trashed_at');
+/**
+ * My starred folders and files (not in the Trash), most recently starred first. Stars are the
+ * owner's: items shared with me that their owner starred are not mine to list.
+ */
+export function listStarred(client: DriveClient, me: string) {
+  return foldersAndFiles(client, 'starred_at', 'trashed_at', { me });
 }
 
-/** Files changed or opened last. */
+/** My own files changed or opened last (the backend lists the caller's files only). */
 export function recentFiles(client: DriveClient, limit = 50) {
   return client.rpc('recent_files', { p_limit: limit });
 }

@@ -1,4 +1,4 @@
-import { useBackendQuery } from '@app/backend-react';
+import { useBackendQuery, useUser } from '@app/backend-react';
 import { useMemo } from 'react';
 import { Browser } from '../components/Browser';
 import { ErrorText } from '../components/ErrorText';
@@ -30,10 +30,11 @@ const TEXT = {
 export default function CollectionScreen({ which }: { which: 'recent' | 'starred' }) {
   const [view, setView] = useViewMode();
   const picture = usePictures();
+  const me = useUser()?.id ?? '';
   const items = useBackendQuery<{ folders: FolderRow[]; files: FileRow[] }, DriveClient>(
     keys.view(which),
     async (c) => {
-      if (which === 'starred') return listStarred(c);
+      if (which === 'starred') return listStarred(c, me);
       const r = await recentFiles(c);
       return r.error
         ? { data: null, error: r.error }

@@ -1,4 +1,10 @@
-import { unwrap, useBackendMutation, useBackendQuery, useRangeQuery } from '@app/backend-react';
+import {
+  unwrap,
+  useBackendMutation,
+  useBackendQuery,
+  useRangeQuery,
+  useUser,
+} from '@app/backend-react';
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { Browser } from '../components/Browser';
@@ -25,6 +31,7 @@ import {
 } from '../lib/api';
 import type { DriveClient } from '../lib/client-types';
 import { pickWithHandles } from '../lib/pickers';
+import { canEdit, useRoles } from '../lib/roles';
 import type { Entry } from '../lib/selection';
 import { usePictures } from '../lib/thumbnails';
 import { useDrive } from '../lib/use-drive';
@@ -36,9 +43,11 @@ const ActivityPanel = lazy(() => import('../components/ActivityPanel'));
 function Breadcrumbs({
   folderId,
   folders,
+  me,
 }: {
   folderId: string | null;
   folders: FolderRow[] | undefined;
+  me: string;
 }) {
   const chain: FolderRow[] = [];
   const byId = new Map((folders ?? []).map((f) => [f.id, f]));
@@ -47,11 +56,19 @@ function Breadcrumbs({
     chain.unshift(current);
     current = current.parent_id ? byId.get(current.parent_id) : undefined;
   }
+  // In someone else's folder, the path starts at the top folder shared with me.
+  const shared = chain[0] !== undefined && chain[0].owner_id !== me;
   return (
     <nav aria-label="Breadcrumbs" className="crumbs">
       <ol>
         <li>
-          {folderId ? <Link to="/files">My files</Link> : <span aria-current="page">My files</span>}
+          {shared ? (
+            <Link to="/shared">Shared with me</Link>
+          ) : folderId ? (
+            <Link to="/files">My files</Link>
+          ) : (
+            <span aria-current="page">My files</span>
+          )}
         </li>
         {chain.map((f, i) => (
           <li key={f.id}>
@@ -72,11 +89,11 @@ function Breadcrumbs({
 }
 
 /** Every file of a folder (not in the Trash), for "select all". */
-async function allFiles(client: DriveClient, folderId: string | null, sort: Sort) {
+async function allFiles(client: DriveClient, folderId: string | null, sort: Sort, me: string) {
   const out: FileRow[] = [];
   for (let from = 0; ; from += ALL_PAGE) {
     const page = (await unwrap(
-      listFiles(client, folderId, sort, from, from + ALL_PAGE - 1, false),
+      listFiles(client, folderId, sort, from, from + ALL_PAGE - 1, false, me),
     )) as FileRow[];
     out.push(...page);
     if (page.length < ALL_PAGE) return out;
@@ -96,6 +113,8 @@ export default function FilesScreen() {
   const picker = useRef<HTMLInputElement>(null);
   const search = query.trim();
   const picture = usePictures();
+  const me = useUser()?.id ?? '';
+  const roleOf = useRoles();
 
   useEffect(() => {
     setUploadTarget(folderId);
@@ -108,12 +127,12 @@ export default function FilesScreen() {
   );
   const folders = useBackendQuery<FolderRow[], DriveClient>(
     [...keys.folders(folderId), sort.key, sort.ascending],
-    (c) => listFolders(c, folderId, sort) as never,
+    (c) => listFolders(c, folderId, sort, me) as never,
   );
   const files = useRangeQuery<FileRow, DriveClient>({
     queryKey: keys.files(folderId, sort),
     fetchRange: (c, from, to, _signal, { count }) =>
-      listFiles(c, folderId, sort, from, to, count) as never,
+      listFiles(c, folderId, sort, from, to, count, me) as never,
     pageSize: 100,
     enabled: !search,
   });
@@ -132,6 +151,9 @@ export default function FilesScreen() {
 
   const here = folderId ? allFolders.data?.find((f) => f.id === folderId) : undefined;
   const exists = folderId === null || allFolders.isPending || here !== undefined;
+  // A folder shared with me as a Viewer: nothing to add (the backend refuses it anyway).
+  const role = here ? roleOf(here) : 'owner';
+  const mine = !here || here.owner_id === me;
 
   const newFolder = useBackendMutation(
     (name: string, c: DriveClient) => createFolder(c, name, folderId),
@@ -146,11 +168,11 @@ export default function FilesScreen() {
         <p>
           {here
             ? 'Restore it from the Trash to open it again.'
-            : 'This folder does not exist or is not yours.'}
+            : 'This folder does not exist, or it is not shared with you.'}
         </p>
         <p>
           {here ? <Link to="/trash">Go to Trash</Link> : null}{' '}
-          <Link to="/files">Back to My files</Link>
+          <Link to="/files">Back to My files</Link> <Link to="/shared">Shared with me</Link>
         </p>
       </main>
     );
@@ -163,7 +185,7 @@ export default function FilesScreen() {
     ? { total: results.data?.length ?? 0, rowAt: (i: number) => results.data?.[i] }
     : files;
   const everything = async (): Promise<Entry[]> => {
-    const fileRows = search ? (results.data ?? []) : await allFiles(client, folderId, sort);
+    const fileRows = search ? (results.data ?? []) : await allFiles(client, folderId, sort, me);
     return [
       ...folderRows.map((row): Entry => ({ kind: 'folder', row })),
       ...fileRows.map((row): Entry => ({ kind: 'file', row })),
@@ -173,38 +195,45 @@ export default function FilesScreen() {
   return (
     <main className="page files">
       <ViewNav />
-      <Breadcrumbs folderId={folderId} folders={allFolders.data} />
+      <Breadcrumbs folderId={folderId} folders={allFolders.data} me={me} />
       {folderId ? <FolderPresence folderId={folderId} /> : null}
-      <h1 className="sr-only">{currentName}</h1>
+      <h1 className="sr-only">
+        {currentName}
+        {mine ? '' : ` (shared with you${role === 'viewer' ? ', view only' : ''})`}
+      </h1>
       <div className="toolbar" role="toolbar" aria-label="Folder actions">
-        <button
-          type="button"
-          className="primary"
-          onClick={async () => {
-            const picked = await pickWithHandles('files');
-            if (picked === null) picker.current?.click();
-            else if (picked.files.length) addFiles(picked, folderId);
-          }}
-        >
-          Upload files
-        </button>
-        <input
-          ref={picker}
-          type="file"
-          multiple
-          hidden
-          aria-label="Choose files to upload"
-          data-testid="file-picker"
-          onChange={(e) => {
-            const chosen = Array.from(e.target.files ?? []);
-            if (chosen.length) addFiles(chosen, folderId);
-            e.target.value = '';
-          }}
-        />
-        <UploadFolderButton folderId={folderId} />
-        <button type="button" onClick={() => setCreating(true)}>
-          New folder
-        </button>
+        {canEdit(role) ? (
+          <>
+            <button
+              type="button"
+              className="primary"
+              onClick={async () => {
+                const picked = await pickWithHandles('files');
+                if (picked === null) picker.current?.click();
+                else if (picked.files.length) addFiles(picked, folderId);
+              }}
+            >
+              Upload files
+            </button>
+            <input
+              ref={picker}
+              type="file"
+              multiple
+              hidden
+              aria-label="Choose files to upload"
+              data-testid="file-picker"
+              onChange={(e) => {
+                const chosen = Array.from(e.target.files ?? []);
+                if (chosen.length) addFiles(chosen, folderId);
+                e.target.value = '';
+              }}
+            />
+            <UploadFolderButton folderId={folderId} />
+            <button type="button" onClick={() => setCreating(true)}>
+              New folder
+            </button>
+          </>
+        ) : null}
         <label className="search">
           <span className="sr-only">Search files by name</span>
           <input
@@ -250,12 +279,15 @@ export default function FilesScreen() {
         picture={picture}
         loading={(search ? results.isPending : folders.isPending || files.isLoading) && !loadError}
         resetKey={`${folderId}:${search}`}
+        role={role}
         empty={
           <div className="empty">
             <p>
               {search
                 ? `No files match “${search}”.`
-                : 'This folder is empty. Drop files anywhere, or use Upload files.'}
+                : canEdit(role)
+                  ? 'This folder is empty. Drop files anywhere, or use Upload files.'
+                  : 'This folder is empty.'}
             </p>
           </div>
         }

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import {
-  allowedInTrash,
   commandItem,
   entryCommands,
   ON_SELECTION,
@@ -34,6 +33,7 @@ describe('entry menus', () => {
     expect(entryCommands(folder({ starred_at: '2026-01-01' }), 'drive')).toEqual([
       'open',
       'download',
+      'share',
       'activity',
       'rename',
       'move',
@@ -50,24 +50,68 @@ describe('entry menus', () => {
     expect(entryCommands(file(), 'trash')).toEqual(['restore', 'delete-forever']);
   });
 
-  it('offers Delete forever in the Trash only for what the caller owns', () => {
-    const commands = entryCommands(file(), 'trash');
-    expect(commands.filter((c) => allowedInTrash(c, true))).toEqual(['restore', 'delete-forever']);
-    expect(commands.filter((c) => allowedInTrash(c, false))).toEqual(['restore']);
-  });
-
-  it('shares only one ready file; downloads and moves any selection', () => {
+  it('shares ready items (files and folders); downloads and moves any selection', () => {
     expect(selectionCommands([file(), folder()], 'drive')).toEqual([
       'download',
+      'share',
       'move',
       'star',
       'trash',
     ]);
     expect(selectionCommands([file()], 'drive')).toContain('share');
+    expect(selectionCommands([file(), file({ status: 'uploading' })], 'drive')).not.toContain(
+      'share',
+    );
     expect(selectionCommands(null, 'drive')).toEqual(['download', 'move', 'star', 'trash']);
     expect(
       selectionCommands([file({ starred_at: 'x' }), folder({ starred_at: 'y' })], 'drive'),
     ).toContain('unstar');
+  });
+
+  it('offers a Viewer only to look, an Editor also to change, and the owner everything', () => {
+    expect(entryCommands(folder(), 'drive', 'viewer')).toEqual([
+      'open',
+      'download',
+      'share',
+      'activity',
+    ]);
+    expect(entryCommands(file(), 'drive', null)).toEqual([
+      'preview',
+      'download',
+      'share',
+      'activity',
+    ]);
+    expect(entryCommands(file(), 'drive', 'editor')).toEqual([
+      'preview',
+      'download',
+      'share',
+      'activity',
+      'rename',
+      'move',
+      'trash',
+    ]);
+    expect(entryCommands(file({ status: 'uploading' }), 'drive', 'viewer')).toEqual(['activity']);
+    expect(entryCommands(file(), 'trash', 'editor')).toEqual(['restore']);
+    // A selection: the weakest role among its items decides; only the owner shares several.
+    expect(selectionCommands([file()], 'drive', 'viewer')).toEqual([
+      'preview',
+      'download',
+      'share',
+    ]);
+    expect(selectionCommands([file(), folder()], 'drive', 'viewer')).toEqual(['download']);
+    expect(selectionCommands([file(), folder()], 'drive', 'editor')).toEqual([
+      'download',
+      'move',
+      'trash',
+    ]);
+    expect(selectionCommands([folder()], 'drive', 'editor')).toEqual([
+      'download',
+      'share',
+      'rename',
+      'move',
+      'trash',
+    ]);
+    expect(selectionCommands(null, 'trash', 'viewer')).toEqual(['restore']);
   });
 
   it('words each command, marks the destructive ones, and gives Delete/Backspace and F2 to rows', () => {

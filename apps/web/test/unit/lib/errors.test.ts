@@ -92,3 +92,36 @@ describe('toUserError', () => {
     expect(logged).toEqual([[`[Drive error ${e.id}]`, raw]]);
   });
 });
+
+describe('toUserError for sharing', () => {
+  it.each([
+    [{ code: '42501', hint: 'not_owner' }, 'not_owner', 'Only the owner of this item can do that.'],
+    [{ code: '22023', hint: 'invalid_email' }, 'invalid_email', 'Enter a valid email address.'],
+    [{ code: '22023', hint: 'share_self' }, 'share_self', /your own item/],
+    [{ code: '23503', hint: 'item_deleted' }, 'item_deleted', /being deleted/],
+    [{ code: '23514', hint: 'upload_incomplete' }, 'upload_incomplete', /finished uploading/],
+    [{ code: '22023', hint: 'not_editor' }, 'not_editor', /Editor/],
+    [{ code: '42501', hint: 'no_access' }, 'no_access', 'You no longer have access to this item.'],
+    [{ code: '42501', hint: 'other_owner' }, 'other_owner', /between people’s files/],
+    [
+      { code: 'P0001', hint: 'quota_exceeded', details: 'owner_quota: the new owner has no room' },
+      'owner_quota',
+      /new owner does not have enough storage/,
+    ],
+    [
+      { code: 'P0001', hint: 'quota_exceeded', details: 'owner_quota: the owner of this folder' },
+      'owner_quota',
+      /owner’s storage is full/,
+    ],
+  ])('%o → %s', (error, kind, message) => {
+    const mapped = toUserError(error, quiet);
+    expect(mapped.kind).toBe(kind);
+    expect(mapped.message).toMatch(message);
+  });
+
+  it('keeps my own quota message for my own uploads', () => {
+    expect(toUserError({ hint: 'quota_exceeded', details: 'used 5 of 10 bytes' }, quiet).kind).toBe(
+      'quota_exceeded',
+    );
+  });
+});
