@@ -3,6 +3,7 @@ import type { RealtimeContext } from './context';
 /** How long messages stay in realtime.messages, as on the hosted service (72 hours). */
 export const MESSAGE_RETENTION_HOURS = 72;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Broadcast from the database: messages written by `realtime.send()` (or
@@ -13,22 +14,41 @@ const PRUNE_EVERY_MS = 60 * 60 * 1000;
  * that stops listening.
  */
 export async function listenDatabaseBroadcasts(ctx: RealtimeContext): Promise<() => Promise<void>> {
-  let queue: Promise<void> = Promise.resolve();
-  const deliver = async (id: string) => {
+  // Ids announced while a read is running wait here and are read together: one query for a
+  // burst (a change fanned out to 50 people is 50 messages), in the order they were announced.
+  let pending: string[] = [];
+  let running = false;
+  const deliver = async (ids: string[]) => {
     const { rows } = await ctx.db.query<{
+      id: string;
       topic: string;
       event: string | null;
       payload: unknown;
       private: boolean | null;
-    }>('select topic, event, payload, private from realtime.messages where id = $1::uuid', [id]);
-    const message = rows[0];
-    if (!message) return;
-    ctx.hub.broadcast(`realtime:${message.topic}`, message.private !== false, {
-      type: 'broadcast',
-      event: message.event,
-      payload: message.payload,
-      meta: { id },
-    });
+    }>(
+      `select m.id::text, m.topic, m.event, m.payload, m.private
+         from unnest($1::uuid[]) with ordinality as announced(id, n)
+         join realtime.messages m on m.id = announced.id
+        order by announced.n`,
+      [ids],
+    );
+    for (const message of rows) {
+      ctx.hub.broadcast(`realtime:${message.topic}`, message.private !== false, {
+        type: 'broadcast',
+        event: message.event,
+        payload: message.payload,
+        meta: { id: message.id },
+      });
+    }
+  };
+  const drain = async () => {
+    running = true;
+    while (pending.length > 0) {
+      const ids = pending;
+      pending = [];
+      await deliver(ids).catch((error) => ctx.log(`database broadcast failed: ${String(error)}`));
+    }
+    running = false;
   };
   const prune = () =>
     ctx.db
@@ -42,9 +62,10 @@ export async function listenDatabaseBroadcasts(ctx: RealtimeContext): Promise<()
   const timer = setInterval(() => void prune(), PRUNE_EVERY_MS);
   timer.unref();
   const unlisten = await ctx.db.listen('realtime_messages', (id) => {
-    queue = queue
-      .then(() => deliver(id))
-      .catch((error) => ctx.log(`database broadcast failed: ${String(error)}`));
+    // Anyone may notify this channel: what is not a message id must not spoil a batch.
+    if (!UUID.test(id)) return;
+    pending.push(id);
+    if (!running) void drain();
   });
   return async () => {
     clearInterval(timer);

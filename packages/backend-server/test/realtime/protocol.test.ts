@@ -170,6 +170,30 @@ describe(`realtime wire protocol (${databaseKind()})`, () => {
     s.close();
   });
 
+  it('delivers a burst of database broadcasts whole and in order, past a stray notification', async () => {
+    const name = uniqueTopic();
+    const topic = `realtime:${name}`;
+    const s = await v2();
+    s.send(['1', '1', topic, 'phx_join', { config: {} }]);
+    await s.waitFor((f: unknown[]) => f[1] === '1');
+    // Not a message id: ignored, and the burst after it still arrives.
+    await server.db.query("select pg_notify('realtime_messages', 'not-a-message')");
+    await server.db.query(
+      `select realtime.send(jsonb_build_object('n', n), 'burst', $1, false)
+         from generate_series(1, 60) as n`,
+      [name],
+    );
+    const burst = () => s.frames.filter((f) => (f as unknown[])[3] === 'broadcast') as unknown[][];
+    await s.waitFor(
+      (f: unknown[]) =>
+        f[3] === 'broadcast' && (f[4] as { payload: { n: number } }).payload.n === 60,
+    );
+    expect(burst().map((f) => (f[4] as { payload: { n: number } }).payload.n)).toEqual(
+      Array.from({ length: 60 }, (_, i) => i + 1),
+    );
+    s.close();
+  });
+
   it('limits a socket to 100 channels', async () => {
     const s = await v2();
     const base = uniqueTopic();
