@@ -152,7 +152,7 @@ describe('sharing folders and files with people', () => {
     const team = await rowOf(vera, 'Team').textContent();
     expect(team).toContain('Olga · Viewer');
     expect(await vera.locator('.list-head').textContent()).toContain('Shared');
-    expect(await menuItems(vera, 'solo.txt')).toEqual(['Preview', 'Download', 'Share']);
+    expect(await menuItems(vera, 'solo.txt')).toEqual(['Preview', 'Download', 'Share', 'Activity']);
     await vera.screenshot({ path: `${shots}shared-with-me.png` });
     await expectAccessible(vera, 'Shared with me');
 
@@ -163,7 +163,12 @@ describe('sharing folders and files with people', () => {
     // The page knows Vera's role here (from her grants): view only.
     await vera.getByRole('heading', { name: 'Team (shared with you, view only)' }).waitFor();
     await rowOf(vera, 'notes.txt').waitFor();
-    expect(await menuItems(vera, 'notes.txt')).toEqual(['Preview', 'Download', 'Share']);
+    expect(await menuItems(vera, 'notes.txt')).toEqual([
+      'Preview',
+      'Download',
+      'Share',
+      'Activity',
+    ]);
     for (const button of ['Upload files', 'Upload folder', 'New folder']) {
       expect(await vera.getByRole('button', { name: button }).count()).toBe(0);
     }
@@ -252,7 +257,7 @@ describe('sharing folders and files with people', () => {
     await rowOf(eddie, 'notes.txt').waitFor();
     await expect
       .poll(() => menuItems(eddie, 'notes.txt'), { timeout: 10_000 })
-      .toEqual(['Preview', 'Download', 'Share', 'Rename', 'Move', 'Move to Trash']);
+      .toEqual(['Preview', 'Download', 'Share', 'Activity', 'Rename', 'Move', 'Move to Trash']);
     await upload(eddie, 'from-eddie.txt', 'Added by Eddie.\n');
     // Moving Olga's items: only within her folders Eddie edits, never to his own My files.
     await eddie.getByRole('button', { name: 'Actions for from-eddie.txt' }).click();
