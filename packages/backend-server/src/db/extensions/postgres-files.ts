@@ -46,12 +46,19 @@ export async function provideOnPostgres(db: Database): Promise<{ name: string; r
   };
   let has = await available();
   if (wanted.every(has)) return [];
-  const { rows } = await db.query<{ setting: string }>(
-    `select setting from pg_config where name = 'SHAREDIR'`,
-  );
-  const dir = join(rows[0]?.setting ?? '', 'extension');
-  let reason = `the server's extension directory (${dir}) is not on this machine`;
-  if (existsSync(dir)) {
+  // pg_config is readable by superusers only: a server connecting as another user cannot
+  // learn the directory (nor, usually, write into it).
+  const sharedir = await db
+    .query<{ setting: string }>(`select setting from pg_config where name = 'SHAREDIR'`)
+    .then(
+      (r) => r.rows[0]?.setting ?? null,
+      () => null,
+    );
+  const dir = sharedir ? join(sharedir, 'extension') : null;
+  let reason = dir
+    ? `the server's extension directory (${dir}) is not on this machine`
+    : 'the server does not tell this user its share directory (pg_config)';
+  if (dir && existsSync(dir)) {
     try {
       writeExtensionFiles(dir);
       reason = `the server does not see the files written into ${dir}`;
