@@ -2,6 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dumpDatabase } from '../../src/data/dump';
 import { MigrationError } from '../../src/db/index';
 import type { RunningServer } from '../../src/server';
 import { databaseKind, startTestServer } from '../support/server';
@@ -141,6 +142,13 @@ describe(`extensions through create extension (${databaseKind()})`, () => {
     expect((await q.query(`select pgmq.purge_queue('work') as n`)).rows).toEqual([{ n: '1' }]);
     expect((await q.query(`select pgmq.drop_queue('work') as ok`)).rows).toEqual([{ ok: true }]);
     expect((await q.query(`select to_regclass('pgmq.q_work') as t`)).rows).toEqual([{ t: null }]);
+  });
+
+  it('dumps the extension, its queue list and the queues, as pg_dump would', async () => {
+    const dump = Buffer.concat((await dumpDatabase(server.db)).chunks).toString('utf8');
+    expect(dump).toContain('create extension if not exists "pgmq" with schema "pgmq";');
+    expect(dump).toMatch(/COPY "pgmq"\."meta" \([^)]*\) FROM stdin;\n(fast|jobs)\t/);
+    expect(dump).toMatch(/create table "pgmq"\."q_jobs"/i);
   });
 
   it("answers bad input with pgmq's errors", async () => {
