@@ -76,6 +76,11 @@ describe(`extensions through create extension (${databaseKind()})`, () => {
        where e.extname = 'pgmq'`,
     );
     expect(rows).toEqual([{ extversion: '1.4.4', nspname: 'pgmq' }]);
+    // Queues are exposed to clients only when pgmq_public is among the API's schemas.
+    const { rows: exposed } = await server.db.query(
+      `select to_regnamespace('pgmq_public') is not null as exposed`,
+    );
+    expect(exposed).toEqual([{ exposed: false }]);
     const { rows: queues } = await server.db.query(
       `select queue_name, is_partitioned, is_unlogged from pgmq.list_queues()`,
     );
