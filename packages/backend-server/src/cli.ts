@@ -22,6 +22,9 @@ Usage:
   backend-server gen signing-key [--algorithm ES256|RS256] [--append FILE]
                                          print a new private JWT signing key (JWK), or add
                                          it to the JSON list in FILE (for --signing-keys)
+  backend-server extensions install DIR  write the extensions the server provides (pgmq)
+                                         into a PostgreSQL server's share/extension DIR
+                                         (\`pg_config --sharedir\`/extension), where it runs
   backend-server --help                  show this help
 
 Options of start:
@@ -179,6 +182,16 @@ async function main(argv: string[]): Promise<number> {
         ...(values.migrations ? { migrationsDir: values.migrations } : {}),
       }),
     );
+    return 0;
+  }
+  if (command === 'extensions') {
+    const dir = positionals[2];
+    if (positionals[1] !== 'install' || !dir) {
+      process.stderr.write('Usage: backend-server extensions install DIR\n');
+      return 2;
+    }
+    const { writeExtensionFiles } = await import('./db/extensions/postgres-files');
+    for (const file of writeExtensionFiles(dir)) process.stdout.write(`wrote ${file}\n`);
     return 0;
   }
   if (command !== 'start') {

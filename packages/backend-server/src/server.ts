@@ -6,6 +6,7 @@ import { getRequestListener } from '@hono/node-server';
 import { resolveConfig, type StartServerOptions } from './config/index';
 import { consoleLink } from './console/index';
 import { lockDataDir } from './data/lock';
+import { exposeQueues } from './db/extensions/pgmq-public';
 import { applyMigrations, applySeed, type Database, openDatabase, ROLES_SQL } from './db/index';
 import { createApp } from './http/app';
 import type { SigningKeys } from './http/signing-keys';
@@ -113,6 +114,7 @@ export async function startServer(
     }
     if (config.migrationsDir) await applyMigrations(db, config.migrationsDir);
     if (config.seedFile) await applySeed(db, config.seedFile);
+    await exposeQueues(db, config.rest.schemas);
 
     // Listen first (the URL is part of the config services read), then create the services.
     // Requests and upgrades that arrive in between wait for them instead of going unanswered.

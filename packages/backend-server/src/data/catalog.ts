@@ -302,13 +302,17 @@ export async function readDataTables(
             (select json_agg(a.attname order by a.attnum) from pg_attribute a
               where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped and a.attgenerated = '') as columns
        from pg_class c join pg_namespace n on n.oid = c.relnamespace
-      where c.relkind = 'r' and ${notExtension('pg_class', 'c.oid')}
+      where c.relkind = 'r'
+        and (${notExtension('pg_class', 'c.oid')} or c.oid in (select unnest(extconfig) from pg_extension))
         and (n.nspname = any($1::text[]) or ($2 and ${PLATFORM_ROWS}))
       order by (${PLATFORM}) desc, n.nspname, c.relname`,
     [schemas, platform],
   );
   return rows.map((r) => ({ schema: r.schema, name: r.name, columns: r.columns ?? [] }));
 }
+
+// An extension's own tables are not dumped, except the rows of those it marks as
+// configuration (pg_extension_config_dump), as pg_dump does: pgmq's queue list.
 
 /** `setval` for every sequence of the app and of the platform's project tables that was used. */
 export async function readSequenceValues(

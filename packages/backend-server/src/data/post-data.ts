@@ -17,6 +17,10 @@ const COMMANDS: Record<string, string> = {
   '*': 'all',
 };
 
+/** `c` is not a table an extension created (its extension creates its keys and indexes). */
+const NOT_MEMBER = `not exists (select 1 from pg_depend e where e.classid = 'pg_class'::regclass
+  and e.objid = c.oid and e.deptype = 'e')`;
+
 /** Roles a fresh object grants to through the platform's default privileges. */
 const API_ROLES = ['anon', 'authenticated', 'service_role'];
 
@@ -44,6 +48,7 @@ export async function readPostData(q: Queryable, schemas: readonly string[]): Pr
             pg_get_constraintdef(k.oid) as def, k.contype::text as type
        from pg_constraint k join pg_class c on c.oid = k.conrelid join pg_namespace n on n.oid = c.relnamespace
       where k.contype in ('p', 'u', 'x', 'f') and k.conislocal and k.conparentid = 0 and ${inSchemas}
+        and ${NOT_MEMBER}
       order by case k.contype when 'f' then 1 else 0 end, n.nspname, c.relname, k.conname`,
     args,
   );
@@ -53,7 +58,7 @@ export async function readPostData(q: Queryable, schemas: readonly string[]): Pr
   const indexes = await q.query<{ def: string }>(
     `select pg_get_indexdef(i.indexrelid) as def
        from pg_index i join pg_class c on c.oid = i.indrelid join pg_namespace n on n.oid = c.relnamespace
-      where ${inSchemas} and c.relkind in ('r', 'p', 'm')
+      where ${inSchemas} and c.relkind in ('r', 'p', 'm') and ${NOT_MEMBER}
         and not exists (select 1 from pg_constraint k where k.conindid = i.indexrelid and k.contype in ('p', 'u', 'x'))
         and not exists (select 1 from pg_inherits h where h.inhrelid = i.indexrelid)
       order by n.nspname, c.relname, i.indexrelid`,

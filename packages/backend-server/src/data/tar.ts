@@ -145,3 +145,30 @@ export class TarReader {
     return out;
   }
 }
+
+/**
+ * The regular files of a small archive held in memory (PGlite's extension bundles), with
+ * their names (ustar prefix included); directories and other entries are skipped.
+ */
+export function filesOf(tar: Buffer): { name: string; data: Buffer }[] {
+  const files: { name: string; data: Buffer }[] = [];
+  let position = 0;
+  while (position + BLOCK <= tar.length) {
+    const h = tar.subarray(position, position + BLOCK);
+    if (h.every((b) => b === 0)) break;
+    const size = parseSize(h);
+    const type = h.toString('ascii', 156, 157);
+    const base = h.toString('utf8', 0, 100).replace(/\0.*$/s, '');
+    const prefix = h.toString('utf8', 345, 500).replace(/\0.*$/s, '');
+    const start = position + BLOCK;
+    if (start + size > tar.length) throw new TarError(`the archive ends in the middle of ${base}`);
+    if (type === '0' || type === '\0') {
+      files.push({
+        name: prefix ? `${prefix}/${base}` : base,
+        data: tar.subarray(start, start + size),
+      });
+    }
+    position = start + size + padding(size);
+  }
+  return files;
+}

@@ -85,6 +85,13 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     // Loaded only for a PostgreSQL server, so embedded starts skip the driver.
     const { openPostgres } = await import('./postgres');
     const db = await openPostgres({ url: options.databaseUrl });
+    const { provideOnPostgres } = await import('./extensions/postgres-files');
+    for (const missing of await provideOnPostgres(db)) {
+      console.warn(
+        `backend-server: \`create extension ${missing.name}\` will fail on this PostgreSQL server: ${missing.reason}. ` +
+          'Run `backend-server extensions install <its share/extension directory>` where it runs (see the README).',
+      );
+    }
     if ((await currentPlatform(db)) !== version)
       await applyPlatform(db, options.platformSql, version);
     return db;

@@ -1,4 +1,5 @@
 import { PGlite, type Transaction as PgliteTransaction } from '@electric-sql/pglite';
+import { installPgliteExtensions, loadExtensionFiles } from './extensions/pglite-files';
 import { exchange, StatementNames } from './pglite-protocol';
 import type {
   Database,
@@ -74,6 +75,9 @@ const START_PARAMS = [
 export async function openPglite(
   options: PgliteOptions = {},
 ): Promise<Database & { pglite: PGlite }> {
+  // Unpacked while PGlite starts; awaited (and its failure reported) once it has.
+  const extensionFiles = loadExtensionFiles();
+  extensionFiles.catch(() => {});
   const pglite = await PGlite.create(options.dataDir, {
     parsers,
     startParams: START_PARAMS,
@@ -82,6 +86,8 @@ export async function openPglite(
   // Single-user PGlite starts without a session_authorization value to return to, so a
   // transaction-local switch (see switchRoleSql) would outlive its transaction: give it one.
   await pglite.query(`select set_config('session_authorization', session_user, false)`);
+  // Contrib and the server's own extensions, so `create extension` finds them.
+  await installPgliteExtensions(pglite, await extensionFiles);
   const base = wrap(pglite, pglite, false);
   // Read batches are REST's statements and the request context: wrapped to fixed columns.
   const names = new StatementNames();

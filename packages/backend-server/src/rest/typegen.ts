@@ -150,7 +150,15 @@ function functionsBlock(p: Printer, cache: SchemaCache, schema: string) {
           .map((a) => `${key(a.name)}${a.hasDefault ? '?' : ''}: ${tsType(cache, schema, a.type)}`)
           .join('; ')} }`;
       let returns: string;
-      if (fn.returnTable) {
+      // A row type of a schema that is not generated: its columns, written out.
+      const isReturnType = (c: { schema: string; name: string }) =>
+        `${c.schema}.${c.name}` === fn.returnType || c.name === fn.returnType;
+      const hidden = cache.composites.some(isReturnType)
+        ? undefined
+        : cache.resultRowTypes.find(isReturnType);
+      if (hidden) {
+        returns = `{ ${hidden.attributes.map((a) => `${key(a.name)}: ${tsType(cache, schema, a.type)} | null`).join('; ')} }`;
+      } else if (fn.returnTable) {
         const t = cache.tables.get(`${fn.returnTable.schema}.${fn.returnTable.name}`);
         const kind = t && t.kind !== 'v' && t.kind !== 'm' ? 'Tables' : 'Views';
         returns = `Database[${JSON.stringify(fn.returnTable.schema)}]["${kind}"][${JSON.stringify(fn.returnTable.name)}]["Row"]`;

@@ -78,6 +78,17 @@ create function public.my_projects() returns setof public.projects language sql 
 create function public.country_stats(min_pop bigint default 0) returns table(code text, population bigint) language sql stable
   as $$ select code, population from public.countries where population >= min_pop $$;
 create function public.numbers(n int) returns setof int language sql immutable as $$ select generate_series(1, n) $$;
+-- Functions returning row types of a schema that is not exposed (issue 25's regression).
+create schema private;
+create type private.pair as (k text, v int);
+create table private.secrets (id int primary key, label text not null);
+insert into private.secrets values (1, 'one'), (2, 'two');
+create function public.pairs() returns setof private.pair language sql stable
+  as $$ select * from (values ('a', 1), ('b', 2)) as t(k, v) $$;
+create function public.one_pair() returns private.pair language sql stable
+  as $$ select 'c'::text, 3 $$;
+create function public.secret_rows() returns setof private.secrets language sql stable security definer
+  as $$ select * from private.secrets order by id $$;
 create function public.echo(payload jsonb) returns jsonb language sql immutable as $$ select payload $$;
 create function public.whole(jsonb) returns jsonb language sql immutable as $$ select $1 $$;
 create function public.noop() returns void language sql volatile as $$ select $$;

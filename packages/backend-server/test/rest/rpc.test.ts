@@ -18,6 +18,23 @@ describe(`rpc (${databaseKind()})`, () => {
     expect(head).toMatchObject({ status: 200, data: null });
   });
 
+  it('returns full rows of a row type from a schema that is not exposed', async () => {
+    // PostgREST answers with the rows' columns; a cache of exposed schemas only gave [{}].
+    const { data: pairs } = await f.anon.rpc('pairs');
+    expect(pairs).toEqual([
+      { k: 'a', v: 1 },
+      { k: 'b', v: 2 },
+    ]);
+    const { data: filtered } = await f.anon.rpc('pairs').select('v').eq('k', 'b');
+    expect(filtered).toEqual([{ v: 2 }]);
+    expect((await f.anon.rpc('one_pair')).data).toEqual({ k: 'c', v: 3 });
+    const { data: rows } = await f.anon.rpc('secret_rows');
+    expect(rows).toEqual([
+      { id: 1, label: 'one' },
+      { id: 2, label: 'two' },
+    ]);
+  });
+
   it('passes a whole JSON body to a single unnamed json parameter', async () => {
     const { data } = await f.anon.rpc('whole', { any: ['thing', 1] });
     expect(data).toEqual({ any: ['thing', 1] });

@@ -89,9 +89,9 @@ export function planCall(rt: Runtime, req: RestRequest, fnName: string): CallPla
     const table = fn.returnTable
       ? (cache.tables.get(qualified(fn.returnTable.schema, fn.returnTable.name)) ?? null)
       : null;
-    const type = cache.composites.find(
-      (c) => qualified(c.schema, c.name) === fn.returnType || c.name === fn.returnType,
-    );
+    const isReturnType = (c: { schema: string; name: string }) =>
+      qualified(c.schema, c.name) === fn.returnType || c.name === fn.returnType;
+    const type = cache.composites.find(isReturnType) ?? cache.resultRowTypes.find(isReturnType);
     const columns = table
       ? table.columns
       : fn.outColumns.length > 0

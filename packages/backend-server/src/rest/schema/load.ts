@@ -109,6 +109,19 @@ join pg_class c on c.oid = t.typrelid and c.relkind = 'c'
 join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
 where n.nspname = any($1::text[]) group by 1, 2 order by 1, 2`;
 
+// Row types that functions of the exposed schemas return from schemas that are not exposed
+// (`pgmq.message_record` for `pgmq_public.read`): their columns shape the functions' rows.
+const RESULT_ROW_TYPES = `
+select n.nspname as schema, t.typname as name,
+  json_agg(json_build_object('name', a.attname, 'type', format_type(a.atttypid, a.atttypmod))
+    order by a.attnum) as attributes
+from pg_type t join pg_namespace n on n.oid = t.typnamespace
+join pg_attribute a on a.attrelid = t.typrelid and a.attnum > 0 and not a.attisdropped
+where t.typrelid <> 0 and not n.nspname = any($1::text[])
+  and t.oid in (select p.prorettype from pg_proc p join pg_namespace pn on pn.oid = p.pronamespace
+                where pn.nspname = any($1::text[]) and p.prokind = 'f')
+group by 1, 2 order by 1, 2`;
+
 // Base-table columns each view reads (from the view rule's dependencies), to give views
 // the keys and foreign keys of the tables they expose.
 const VIEW_SOURCES = `
@@ -232,6 +245,7 @@ async function readCatalog(db: Queryable, schemas: string[]): Promise<SchemaCach
   const funcsQ = await db.query(FUNCTIONS, p);
   const enumsQ = await db.query(ENUMS, p);
   const compQ = await db.query(COMPOSITES, p);
+  const rowTypesQ = await db.query(RESULT_ROW_TYPES, p);
   const computedQ = await db.query(COMPUTED, p);
   const tables = new Map<string, Table>();
   for (const r of tablesQ.rows) {
@@ -299,11 +313,13 @@ async function readCatalog(db: Queryable, schemas: string[]): Promise<SchemaCach
     name: String(r.name),
     values: r.values as string[],
   }));
-  const composites: CompositeType[] = compQ.rows.map((r) => ({
+  const toComposite = (r: R): CompositeType => ({
     schema: String(r.schema),
     name: String(r.name),
     attributes: r.attributes as { name: string; type: string }[],
-  }));
+  });
+  const composites = compQ.rows.map(toComposite);
+  const resultRowTypes = rowTypesQ.rows.map(toComposite);
   const computed: ComputedFunction[] = computedQ.rows.map((r) => ({
     schema: String(r.schema),
     name: String(r.name),
@@ -316,5 +332,14 @@ async function readCatalog(db: Queryable, schemas: string[]): Promise<SchemaCach
     retset: r.retset === true,
     rows: Number(r.rows),
   }));
-  return { schemas, tables, foreignKeys, functions, computed, enums, composites };
+  return {
+    schemas,
+    tables,
+    foreignKeys,
+    functions,
+    computed,
+    enums,
+    composites,
+    resultRowTypes,
+  };
 }

@@ -118,6 +118,11 @@ export interface SchemaCache {
   computed: ComputedFunction[];
   enums: EnumType[];
   composites: CompositeType[];
+  /**
+   * Row types from schemas that are not exposed which functions of exposed schemas return
+   * (a composite type, or a table's row): known only for the columns of those functions' rows.
+   */
+  resultRowTypes: CompositeType[];
 }
 
 export const qualified = (schema: string, name: string) => `${schema}.${name}`;

@@ -47,6 +47,7 @@ const cache: SchemaCache = {
   computed: [],
   enums: [],
   composites: [],
+  resultRowTypes: [],
 };
 const rt = {
   config: { rest: { schemas: ['public'] } },

@@ -1,0 +1,38 @@
+/**
+ * Extensions the server provides itself, for what hosted projects have and the database
+ * engine does not ship (see ./README.md): each is an ordinary extension, a control file and
+ * one install script, written where the engine reads extensions from.
+ */
+import { PGMQ } from './pgmq';
+
+export interface ProvidedExtension {
+  name: string;
+  version: string;
+  comment: string;
+  /** The schema the extension creates and lives in (not relocatable). */
+  schema: string;
+  /** The install script: SQL as `create extension` runs it. */
+  script: string;
+}
+
+/** First line of every control file the server writes: it only ever replaces its own. */
+export const PROVIDED_MARK = '# provided by @app/backend-server';
+
+export const PROVIDED_EXTENSIONS: readonly ProvidedExtension[] = [PGMQ];
+
+/** The files of one extension, named as in a `share/extension` directory. */
+export function extensionFiles(ext: ProvidedExtension): { name: string; text: string }[] {
+  const control = [
+    PROVIDED_MARK,
+    `comment = '${ext.comment.replace(/'/g, "''")}'`,
+    `default_version = '${ext.version}'`,
+    `schema = '${ext.schema}'`,
+    'relocatable = false',
+    'superuser = false',
+    '',
+  ].join('\n');
+  return [
+    { name: `${ext.name}.control`, text: control },
+    { name: `${ext.name}--${ext.version}.sql`, text: ext.script },
+  ];
+}
