@@ -22,6 +22,8 @@
  * Written for the hosted runtime (`Deno.serve`, `Deno.env`, `fetch`); the local server runs it
  * unchanged.
  */
+
+import { http, Upstream } from '../_shared/http.ts';
 import { compose, type OutboxRow } from './mails.ts';
 
 declare const Deno: {
@@ -33,24 +35,7 @@ const BATCH = 50;
 /** At most this many batches per call (the sweep): the rest go on the next call. */
 const ROUNDS = 20;
 
-const cors = {
-  'access-control-allow-origin': '*',
-  'access-control-allow-headers': 'authorization, x-client-info, apikey, content-type',
-  'access-control-allow-methods': 'POST, OPTIONS',
-};
-
-function json(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { ...cors, 'content-type': 'application/json' },
-  });
-}
-
-class Upstream extends Error {
-  constructor(readonly status: number) {
-    super(`upstream answered ${status}`);
-  }
-}
+const { cors, json } = http('POST, OPTIONS');
 
 interface Settings {
   url: string;

@@ -10,6 +10,8 @@
  * Written for the hosted runtime (`Deno.serve`, `Deno.env`); the local server runs it unchanged.
  */
 
+import { http } from '../_shared/http.ts';
+
 declare const Deno: {
   serve(handler: (req: Request) => Response | Promise<Response>): unknown;
   env: { get(name: string): string | undefined };
@@ -18,18 +20,7 @@ declare const Deno: {
 const SIGNED_URL_SECONDS = 300;
 const TOKEN = /^[0-9a-f]{64}$/;
 
-const cors = {
-  'access-control-allow-origin': '*',
-  'access-control-allow-headers': 'authorization, x-client-info, apikey, content-type',
-  'access-control-allow-methods': 'GET, POST, OPTIONS',
-};
-
-function json(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { ...cors, 'content-type': 'application/json' },
-  });
-}
+const { cors, json } = http('GET, POST, OPTIONS');
 
 async function readToken(req: Request): Promise<string | null> {
   const fromQuery = new URL(req.url).searchParams.get('token');

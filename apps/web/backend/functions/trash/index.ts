@@ -24,6 +24,8 @@
  * unchanged.
  */
 
+import { http, Upstream } from '../_shared/http.ts';
+
 declare const Deno: {
   serve(handler: (req: Request) => Response | Promise<Response>): unknown;
   env: { get(name: string): string | undefined };
@@ -34,24 +36,7 @@ const REMOVE_BATCH = 1000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_IDS = 50_000;
 
-const cors = {
-  'access-control-allow-origin': '*',
-  'access-control-allow-headers': 'authorization, x-client-info, apikey, content-type',
-  'access-control-allow-methods': 'POST, OPTIONS',
-};
-
-function json(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { ...cors, 'content-type': 'application/json' },
-  });
-}
-
-class Upstream extends Error {
-  constructor(readonly status: number) {
-    super(`upstream answered ${status}`);
-  }
-}
+const { cors, json } = http('POST, OPTIONS');
 
 type Request_ =
   | { action: 'delete'; files: string[]; folders: string[] }

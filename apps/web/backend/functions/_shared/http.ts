@@ -1,0 +1,27 @@
+/**
+ * What Drive's functions answer with: JSON, and the CORS headers a browser needs to call them
+ * from the page (`functions.invoke`). Shared by the functions through `../_shared/`, as the
+ * hosted runtime bundles it.
+ */
+
+/** The CORS headers for `methods`, and a JSON response carrying them. */
+export function http(methods: string) {
+  const cors = {
+    'access-control-allow-origin': '*',
+    'access-control-allow-headers': 'authorization, x-client-info, apikey, content-type',
+    'access-control-allow-methods': methods,
+  };
+  const json = (status: number, body: unknown): Response =>
+    new Response(JSON.stringify(body), {
+      status,
+      headers: { ...cors, 'content-type': 'application/json' },
+    });
+  return { cors, json };
+}
+
+/** A call to the backend (REST, storage, auth) that did not answer 2xx. */
+export class Upstream extends Error {
+  constructor(readonly status: number) {
+    super(`upstream answered ${status}`);
+  }
+}
