@@ -14,6 +14,9 @@ export default defineConfig({
     reporters: ['default', 'json'],
     outputFile: { json: '.artifacts/test-report.json' },
     hookTimeout: 120_000,
+    // Each backend test drives a real server through several requests (new accounts, uploads,
+    // functions); on a busy 2-core machine 5 s is too little. The same bound as the server's.
+    testTimeout: 30_000,
     projects: [
       {
         extends: true,
