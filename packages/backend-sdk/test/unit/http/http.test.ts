@@ -220,10 +220,14 @@ describe('createHttp', () => {
 
   it('maps an abort during the wait before a retry to code aborted', async () => {
     script = [status(503)];
-    const http = createHttp({ url, key: 'K', retryDelay: () => 60_000 });
     const controller = new AbortController();
+    // The delay is asked for when the wait begins: abort right after that, whatever the load.
+    const retryDelay = () => {
+      setTimeout(() => controller.abort(), 0);
+      return 60_000;
+    };
+    const http = createHttp({ url, key: 'K', retryDelay });
     const sent = http.send({ path: '/wait', signal: controller.signal, error });
-    setTimeout(() => controller.abort(), 50);
     await expect(sent).rejects.toMatchObject({ code: 'aborted' });
     expect(seen).toHaveLength(1);
   });
