@@ -1,0 +1,214 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningServer } from '../../src/server';
+import { databaseKind, startTestServer } from '../support/server';
+
+// A project's migration as written for a hosted project (the hosted documentation installs
+// pg_cron in pg_catalog), with a job that counts its runs.
+const MIGRATION = /* sql */ `
+create extension pg_cron with schema pg_catalog;
+create table public.ticks (id bigserial primary key, job text not null, at timestamptz default now());
+select cron.schedule('tick-from-migration', '1 seconds', $$insert into public.ticks (job) values ('migration')$$);
+`;
+
+interface Run {
+  status: string;
+  return_message: string | null;
+  start_time: string | null;
+  end_time: string | null;
+}
+
+async function until<T>(
+  read: () => Promise<T | null | undefined | false>,
+  ms = 15_000,
+): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (value) return value;
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe(`pg_cron (${databaseKind()})`, () => {
+  let server: RunningServer;
+
+  beforeAll(async () => {
+    const migrationsDir = await mkdtemp(join(tmpdir(), 'cron-'));
+    await writeFile(join(migrationsDir, '0001_cron.sql'), MIGRATION);
+    server = await startTestServer({ migrationsDir });
+  });
+  afterAll(() => server?.stop());
+
+  const runs = async (jobname: string) =>
+    (
+      await server.db.query<Run>(
+        `select r.status, r.return_message, r.start_time::text, r.end_time::text
+           from cron.job_run_details r join cron.job j using (jobid)
+          where j.jobname = $1 order by r.runid`,
+        [jobname],
+      )
+    ).rows;
+
+  it('installs pg_cron in pg_catalog with the cron schema and its tables', async () => {
+    const { rows } = await server.db.query(
+      `select e.extversion, n.nspname from pg_extension e join pg_namespace n on n.oid = e.extnamespace
+        where e.extname = 'pg_cron'`,
+    );
+    expect(rows).toEqual([{ extversion: '1.6', nspname: 'pg_catalog' }]);
+    const job = await server.db.query(
+      `select schedule, command, nodename, database = current_database() as here, username, active, jobname
+         from cron.job where jobname = 'tick-from-migration'`,
+    );
+    expect(job.rows).toEqual([
+      {
+        schedule: '1 seconds',
+        command: `insert into public.ticks (job) values ('migration')`,
+        nodename: 'localhost',
+        here: true,
+        username: expect.any(String),
+        active: true,
+        jobname: 'tick-from-migration',
+      },
+    ]);
+  });
+
+  it('runs a job scheduled by a migration and records succeeded runs', async () => {
+    const done = await until(async () => {
+      const rows = await runs('tick-from-migration');
+      return rows.filter((r) => r.status === 'succeeded').length >= 2 && rows;
+    });
+    const ok = done.filter((r) => r.status === 'succeeded');
+    expect(ok[0]?.return_message).toBe('INSERT');
+    expect(ok.every((r) => r.start_time && r.end_time && r.end_time >= r.start_time)).toBe(true);
+    const ticks = await server.db.query<{ n: number }>(
+      `select count(*)::int as n from public.ticks where job = 'migration'`,
+    );
+    expect(ticks.rows[0]?.n).toBeGreaterThanOrEqual(2);
+  });
+
+  it('schedules through SQL, records a failing command as failed, unschedules', async () => {
+    const { rows } = await server.db.query<{ id: string }>(
+      `select cron.schedule('broken', '1 seconds', 'select * from no_such_table') as id`,
+    );
+    expect(Number(rows[0]?.id)).toBeGreaterThan(0);
+    const failed = await until(async () =>
+      (await runs('broken')).find((r) => r.status === 'failed'),
+    );
+    expect(failed.return_message).toMatch(/relation "no_such_table" does not exist/);
+    expect(failed.end_time).not.toBeNull();
+
+    expect((await server.db.query(`select cron.unschedule('broken') as ok`)).rows).toEqual([
+      { ok: true },
+    ]);
+    // A run that had already started when the job went away finishes; none starts after it.
+    await new Promise((r) => setTimeout(r, 1500));
+    const after = (
+      await server.db.query<{ n: number }>(
+        `select count(*)::int as n from cron.job_run_details where command = 'select * from no_such_table'`,
+      )
+    ).rows[0]?.n;
+    await new Promise((r) => setTimeout(r, 2500));
+    const later = (
+      await server.db.query<{ n: number }>(
+        `select count(*)::int as n from cron.job_run_details where command = 'select * from no_such_table'`,
+      )
+    ).rows[0]?.n;
+    expect(later).toBe(after);
+  });
+
+  it('runs the two-argument form, and alter_job pauses, resumes and reschedules', async () => {
+    const { rows } = await server.db.query<{ id: string }>(
+      `select cron.schedule('2 seconds', $$insert into public.ticks (job) values ('anon')$$) as id`,
+    );
+    const id = rows[0]?.id as string;
+    const count = async () =>
+      (
+        await server.db.query<{ n: number }>(
+          `select count(*)::int as n from cron.job_run_details where jobid = $1::bigint and status = 'succeeded'`,
+          [id],
+        )
+      ).rows[0]?.n ?? 0;
+    await until(async () => (await count()) >= 1);
+
+    await server.db.query(`select cron.alter_job($1::bigint, active := false)`, [id]);
+    await new Promise((r) => setTimeout(r, 1000));
+    const paused = await count();
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(await count()).toBe(paused);
+
+    await server.db.query(
+      `select cron.alter_job($1::bigint, schedule := '1 seconds', active := true)`,
+      [id],
+    );
+    expect(
+      (
+        await server.db.query(`select schedule, active from cron.job where jobid = $1::bigint`, [
+          id,
+        ])
+      ).rows,
+    ).toEqual([{ schedule: '1 seconds', active: true }]);
+    await until(async () => (await count()) >= paused + 2);
+    await server.db.query(`select cron.unschedule($1::bigint)`, [id]);
+  });
+
+  it('runs a job as its username', async () => {
+    await server.db.exec(`
+      create table public.whoami (name text);
+      grant insert on public.whoami to authenticated;
+      select cron.schedule_in_database('as-authenticated', '1 seconds',
+        'insert into public.whoami values (current_user)', current_database(), 'authenticated');`);
+    const who = await until(
+      async () =>
+        (await server.db.query<{ name: string }>(`select name from public.whoami`)).rows[0],
+    );
+    expect(who.name).toBe('authenticated');
+    await server.db.query(
+      `select cron.unschedule(jobid) from cron.job where jobname = 'as-authenticated'`,
+    );
+  });
+
+  it("refuses a malformed schedule with pg_cron's error", async () => {
+    for (const schedule of [
+      'every minute',
+      '0 seconds',
+      '60 seconds',
+      '* * * *',
+      '61 * * * *',
+      '* * 32 * *',
+    ]) {
+      await expect(
+        server.db.query(`select cron.schedule('bad', $1, 'select 1')`, [schedule]),
+      ).rejects.toThrow(`invalid schedule: ${schedule}`);
+    }
+    // The forms pg_cron accepts.
+    for (const schedule of [
+      '*/5 * * * *',
+      '0 4 $ * *',
+      '30 2 * * mon-fri',
+      '@daily',
+      '0 0 1,15 jan,jul *',
+    ]) {
+      await server.db.query(`select cron.schedule('good', $1, 'select 1')`, [schedule]);
+    }
+    await server.db.query(`select cron.unschedule('good')`);
+    await expect(server.db.query(`select cron.alter_job(1, schedule := 'nope')`)).rejects.toThrow(
+      'invalid schedule: nope',
+    );
+  });
+
+  it("refuses unknown jobs with pg_cron's errors", async () => {
+    await expect(server.db.query(`select cron.unschedule('no-such-job')`)).rejects.toThrow(
+      "could not find valid entry for job 'no-such-job'",
+    );
+    await expect(server.db.query(`select cron.unschedule(987654)`)).rejects.toThrow(
+      'could not find valid entry for job 987654',
+    );
+    await expect(server.db.query(`select cron.alter_job(987654, active := false)`)).rejects.toThrow(
+      'Job 987654 does not exist',
+    );
+  });
+});
