@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../src/server';
+import { type RunningServer, startServer } from '../../src/server';
 import { databaseKind, startTestServer } from '../support/server';
 
 // A project's migration as written for a hosted project (the hosted documentation installs
@@ -170,6 +170,41 @@ describe(`pg_cron (${databaseKind()})`, () => {
       `select cron.unschedule(jobid) from cron.job where jobname = 'as-authenticated'`,
     );
   });
+
+  it('never starts a job again while its previous run is going', async () => {
+    await server.db.query(`select cron.schedule('slow', '1 seconds', 'select pg_sleep(1.5)')`);
+    const done = await until(async () => {
+      const rows = (await runs('slow')).filter((r) => r.status === 'succeeded');
+      return rows.length >= 3 && rows;
+    });
+    await server.db.query(`select cron.unschedule('slow')`);
+    for (let i = 1; i < done.length; i++)
+      expect(Date.parse(done[i]?.start_time as string)).toBeGreaterThanOrEqual(
+        Date.parse(done[i - 1]?.end_time as string),
+      );
+  });
+
+  it.skipIf(databaseKind() === 'pglite')(
+    'runs each due time once with two servers on one database',
+    async () => {
+      const replica = await startServer({ port: 0, databaseUrl: server.db.url as string });
+      try {
+        await server.db.query(
+          `select cron.schedule('shared', '1 seconds', $$insert into public.ticks (job) values ('shared')$$)`,
+        );
+        await until(async () => (await runs('shared')).length >= 5);
+      } finally {
+        await replica.stop();
+      }
+      await server.db.query(`select cron.unschedule('shared')`);
+      const { rows } = await server.db.query<{ second: string; n: number }>(
+        `select date_trunc('second', start_time)::text as second, count(*)::int as n
+           from cron.job_run_details r join cron.job j using (jobid)
+          where j.jobname = 'shared' group by 1 having count(*) > 1`,
+      );
+      expect(rows).toEqual([]);
+    },
+  );
 
   it("refuses a malformed schedule with pg_cron's error", async () => {
     for (const schedule of [
