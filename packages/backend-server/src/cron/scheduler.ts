@@ -17,7 +17,7 @@
  */
 
 import { CRON_MARK } from '../db/extensions/pg-cron';
-import type { Database } from '../db/index';
+import type { Database, QueryResult } from '../db/index';
 import { quoteIdent } from '../db/quote';
 import { nextDue, parseSchedule, type Schedule } from './schedule';
 
@@ -84,6 +84,29 @@ const STALE_SQL = /* sql */ `
      set status = 'failed', return_message = 'server restarted', end_time = clock_timestamp()
    where status in ('starting', 'running')
      and ($1 or job_pid not in (select pid from pg_stat_activity where pid is not null))`;
+
+const lastStatement = (command: string) =>
+  command
+    .split(';')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .pop() ?? '';
+
+/**
+ * The run's `return_message` as pg_cron writes it: `N row(s)` for a statement that returns
+ * rows, else the command's status (`INSERT 0 1`, `UPDATE 3`, `CREATE TABLE`, …). The drivers
+ * give a statement's row count but not its status text, so the status is its verb and count.
+ */
+function statusOf(command: string, result: QueryResult | null): string {
+  if (result && result.fields.length > 0)
+    return `${result.rows.length} row${result.rows.length === 1 ? '' : 's'}`;
+  const verb = (/^\s*(\w+)/.exec(command)?.[1] ?? '').toUpperCase();
+  if (!result) return verb;
+  if (verb === 'INSERT') return `INSERT 0 ${result.affectedRows}`;
+  if (['UPDATE', 'DELETE', 'MERGE', 'SELECT', 'COPY', 'MOVE', 'FETCH'].includes(verb))
+    return `${verb} ${result.affectedRows}`;
+  return verb;
+}
 
 /** Starts the scheduler on `db`; jobs scheduled later (or by a later migration) are picked up. */
 export async function startCronScheduler(
@@ -163,17 +186,20 @@ export async function startCronScheduler(
   const runCommand = async (job: Job): Promise<string> => {
     if (job.current !== job.database)
       throw new Error(`database "${job.database}" is not available to this server's scheduler`);
-    await db.transaction(async (tx) => {
+    return db.transaction(async (tx) => {
       await tx.query(`set local role ${quoteIdent(job.username)}`);
-      await tx.exec(job.command);
+      await tx.query('savepoint cron_command');
+      try {
+        return statusOf(job.command, await tx.query(job.command));
+      } catch (error) {
+        // Several statements (PGlite's driver refuses them in one query): a script, whose
+        // status is its last statement's verb.
+        if (!/cannot insert multiple commands/.test((error as Error).message)) throw error;
+        await tx.query('rollback to savepoint cron_command');
+        await tx.exec(job.command);
+        return statusOf(lastStatement(job.command), null);
+      }
     });
-    // The command's own status line is not reported by the drivers: its verb stands for it.
-    const last = job.command
-      .split(';')
-      .map((s) => s.trim())
-      .filter(Boolean)
-      .pop();
-    return (/^\w+/.exec(last ?? '')?.[0] ?? '').toUpperCase();
   };
 
   const load = async () => {

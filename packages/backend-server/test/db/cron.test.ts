@@ -82,7 +82,7 @@ describe(`pg_cron (${databaseKind()})`, () => {
       return rows.filter((r) => r.status === 'succeeded').length >= 2 && rows;
     });
     const ok = done.filter((r) => r.status === 'succeeded');
-    expect(ok[0]?.return_message).toBe('INSERT');
+    expect(ok[0]?.return_message).toBe('INSERT 0 1');
     expect(ok.every((r) => r.start_time && r.end_time && r.end_time >= r.start_time)).toBe(true);
     const ticks = await server.db.query<{ n: number }>(
       `select count(*)::int as n from public.ticks where job = 'migration'`,
@@ -169,6 +169,27 @@ describe(`pg_cron (${databaseKind()})`, () => {
     await server.db.query(
       `select cron.unschedule(jobid) from cron.job where jobname = 'as-authenticated'`,
     );
+  });
+
+  it("records pg_cron's return message, and runs several statements in one job", async () => {
+    await server.db.query(`select cron.schedule('select-one', '1 seconds', 'select 1')`);
+    await server.db.query(
+      `select cron.schedule('two-inserts', '1 seconds', $$insert into public.ticks (job) values ('a'); insert into public.ticks (job) values ('b')$$)`,
+    );
+    const one = await until(async () =>
+      (await runs('select-one')).find((r) => r.status === 'succeeded'),
+    );
+    expect(one.return_message).toBe('1 row');
+    const two = await until(async () =>
+      (await runs('two-inserts')).find((r) => r.status === 'succeeded'),
+    );
+    // PostgreSQL reports the last statement's status, as pg_cron; PGlite only its verb.
+    expect(two.return_message).toBe(databaseKind() === 'postgres' ? 'INSERT 0 1' : 'INSERT');
+    await server.db.query(`select cron.unschedule('select-one'), cron.unschedule('two-inserts')`);
+    const { rows } = await server.db.query<{ job: string }>(
+      `select distinct job from public.ticks where job in ('a', 'b') order by job`,
+    );
+    expect(rows).toEqual([{ job: 'a' }, { job: 'b' }]);
   });
 
   it('never starts a job again while its previous run is going', async () => {
