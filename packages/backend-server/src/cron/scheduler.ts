@@ -78,12 +78,16 @@ const FINISH_SQL = /* sql */ `
      set status = $2, return_message = $3, end_time = clock_timestamp()
    where runid = $1::bigint`;
 
-/** Runs left 'running' by a server that stopped without finishing them. */
+/**
+ * Runs left 'running' by a server that stopped without finishing them (or brought by an
+ * import: their backend served another database).
+ */
 const STALE_SQL = /* sql */ `
   update cron.job_run_details
      set status = 'failed', return_message = 'server restarted', end_time = clock_timestamp()
    where status in ('starting', 'running')
-     and ($1 or job_pid not in (select pid from pg_stat_activity where pid is not null))`;
+     and ($1 or job_pid not in (select pid from pg_stat_activity
+                                 where datname = current_database() and pid is not null))`;
 
 const lastStatement = (command: string) =>
   command

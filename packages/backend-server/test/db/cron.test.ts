@@ -2,6 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exportProject } from '../../src/data/portable';
 import { type RunningServer, startServer } from '../../src/server';
 import { databaseKind, startTestServer } from '../support/server';
 
@@ -226,6 +227,45 @@ describe(`pg_cron (${databaseKind()})`, () => {
       expect(rows).toEqual([]);
     },
   );
+
+  it('carries jobs through export and import, and the copy runs them', async () => {
+    const backup = join(await mkdtemp(join(tmpdir(), 'cron-export-')), 'backup');
+    await exportProject(server.db, server.storageDir, backup);
+    const copy = await startTestServer({ importFile: backup });
+    try {
+      const { rows } = await copy.db.query(
+        `select jobname, schedule from cron.job where jobname = 'tick-from-migration'`,
+      );
+      expect(rows).toEqual([{ jobname: 'tick-from-migration', schedule: '1 seconds' }]);
+      // A job keeps the database it names: on PostgreSQL the copy is a database of another
+      // name, and its jobs move there with alter_job.
+      await copy.db.query(
+        `select cron.alter_job(jobid, database := current_database()) from cron.job
+          where database <> current_database()`,
+      );
+      const since = (await copy.db.query<{ now: string }>(`select now()::text as now`)).rows[0]
+        ?.now;
+      await until(
+        async () =>
+          (
+            await copy.db.query(
+              `select 1 from cron.job_run_details where status = 'succeeded' and start_time > $1::timestamptz`,
+              [since],
+            )
+          ).rows.length > 0,
+      );
+      // New jobs get ids after the imported ones.
+      const { rows: next } = await copy.db.query<{ id: string }>(
+        `select cron.schedule('after-import', '@daily', 'select 1') as id`,
+      );
+      const { rows: max } = await copy.db.query<{ id: string }>(
+        `select max(jobid)::text as id from cron.job where jobname <> 'after-import'`,
+      );
+      expect(Number(next[0]?.id)).toBeGreaterThan(Number(max[0]?.id));
+    } finally {
+      await copy.stop();
+    }
+  });
 
   it("refuses a malformed schedule with pg_cron's error", async () => {
     for (const schedule of [
