@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { resolveConfig, type StartServerOptions } from './config/index';
 import { consoleLink } from './console/index';
+import { type CronScheduler, startCronScheduler } from './cron/scheduler';
 import { lockDataDir } from './data/lock';
 import { exposeQueues } from './db/extensions/pgmq-public';
 import { applyMigrations, applySeed, type Database, openDatabase, ROLES_SQL } from './db/index';
@@ -88,7 +89,9 @@ export async function startServer(
   });
   const instances: { module: ServiceModule; instance: ServiceInstance }[] = [];
   let http: Server | null = null;
+  let cron: CronScheduler | null = null;
   const stop = async () => {
+    await cron?.stop();
     if (http) {
       const server = http;
       http = null;
@@ -115,6 +118,9 @@ export async function startServer(
     if (config.migrationsDir) await applyMigrations(db, config.migrationsDir);
     if (config.seedFile) await applySeed(db, config.seedFile);
     await exposeQueues(db, config.rest.schemas);
+    cron = await startCronScheduler(db, {
+      log: (message) => config.log && console.log(`[backend-server] ${message}`),
+    });
 
     // Listen first (the URL is part of the config services read), then create the services.
     // Requests and upgrades that arrive in between wait for them instead of going unanswered.

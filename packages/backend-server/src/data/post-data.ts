@@ -69,14 +69,14 @@ export async function readPostData(q: Queryable, schemas: readonly string[]): Pr
     out.push(`alter table only ${k.tbl} add constraint ${quoteIdent(k.name)} ${k.def};`);
   }
 
-  // Triggers: on the app's tables (not the realtime capture triggers the server keeps in step
+  // Triggers (not those of an extension's own tables, which its script makes): on the app's tables (not the realtime capture triggers the server keeps in step
   // itself), and on platform tables when they call the app's functions.
   const triggers = await q.query<{ def: string; tbl: string; name: string; enabled: string }>(
     `select pg_get_triggerdef(t.oid) as def, quote_ident(n.nspname) || '.' || quote_ident(c.relname) as tbl,
             t.tgname as name, t.tgenabled::text as enabled
        from pg_trigger t join pg_class c on c.oid = t.tgrelid join pg_namespace n on n.oid = c.relnamespace
        join pg_proc p on p.oid = t.tgfoid join pg_namespace pn on pn.oid = p.pronamespace
-      where not t.tgisinternal and t.tgparentid = 0
+      where not t.tgisinternal and t.tgparentid = 0 and ${NOT_MEMBER}
         and ((${inSchemas} and pn.nspname not in ${PLATFORM})
           or (n.nspname in ${PLATFORM} and pn.nspname = any($1::text[])))
       order by n.nspname, c.relname, t.tgname`,
@@ -90,7 +90,8 @@ export async function readPostData(q: Queryable, schemas: readonly string[]): Pr
   const rls = await q.query<{ tbl: string; force: boolean }>(
     `select quote_ident(n.nspname) || '.' || quote_ident(c.relname) as tbl, c.relforcerowsecurity as force
        from pg_class c join pg_namespace n on n.oid = c.relnamespace
-      where c.relrowsecurity and c.relkind in ('r', 'p') and ${inSchemas} order by 1`,
+      where c.relrowsecurity and c.relkind in ('r', 'p') and ${inSchemas} and ${NOT_MEMBER}
+      order by 1`,
     args,
   );
   for (const r of rls.rows) {
@@ -115,7 +116,7 @@ export async function readPostData(q: Queryable, schemas: readonly string[]): Pr
                from unnest(p.polroles) r) as roles,
             pg_get_expr(p.polqual, p.polrelid) as qual, pg_get_expr(p.polwithcheck, p.polrelid) as check
        from pg_policy p join pg_class c on c.oid = p.polrelid join pg_namespace n on n.oid = c.relnamespace
-      where ${inSchemas} or n.nspname in ${PLATFORM}
+      where (${inSchemas} or n.nspname in ${PLATFORM}) and ${NOT_MEMBER}
       order by 1, 2`,
     args,
   );
@@ -133,7 +134,7 @@ export async function readPostData(q: Queryable, schemas: readonly string[]): Pr
     `select p.pubname as pub, quote_ident(n.nspname) || '.' || quote_ident(c.relname) as tbl, p.puballtables as all
        from pg_publication_rel r join pg_publication p on p.oid = r.prpubid
        join pg_class c on c.oid = r.prrelid join pg_namespace n on n.oid = c.relnamespace
-      where ${inSchemas} or n.nspname in ${PLATFORM}
+      where (${inSchemas} or n.nspname in ${PLATFORM}) and ${NOT_MEMBER}
       order by 1, 2`,
     args,
   );

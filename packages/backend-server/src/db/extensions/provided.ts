@@ -3,6 +3,7 @@
  * engine does not ship (see ./README.md): each is an ordinary extension, a control file and
  * one install script, written where the engine reads extensions from.
  */
+import { PG_CRON } from './pg-cron';
 import { PGMQ } from './pgmq';
 
 export interface ProvidedExtension {
@@ -18,7 +19,7 @@ export interface ProvidedExtension {
 /** First line of every control file the server writes: it only ever replaces its own. */
 export const PROVIDED_MARK = '# provided by @app/backend-server';
 
-export const PROVIDED_EXTENSIONS: readonly ProvidedExtension[] = [PGMQ];
+export const PROVIDED_EXTENSIONS: readonly ProvidedExtension[] = [PGMQ, PG_CRON];
 
 /** The files of one extension, named as in a `share/extension` directory. */
 export function extensionFiles(ext: ProvidedExtension): { name: string; text: string }[] {
