@@ -257,6 +257,30 @@ describe(`pg_net and database webhooks (${databaseKind()})`, () => {
     expect((await answer(direct)).status_code).toBe(401);
   });
 
+  it.runIf(databaseKind() === 'postgres')(
+    'sends each request once with two servers on one database',
+    async () => {
+      const second = await startTestServer({ databaseUrl: server.db.url ?? '' });
+      try {
+        const { rows } = await server.db.query<{ id: string }>(
+          `select net.http_get($1 || '/replica/' || n)::text as id from generate_series(1, 40) n`,
+          [endpoint.url],
+        );
+        for (const row of rows) await answer(row.id);
+        const seen = endpoint.seen.filter((s) => s.url.startsWith('/replica/'));
+        expect(seen).toHaveLength(40);
+        expect(new Set(seen.map((s) => s.url)).size).toBe(40);
+        const counted = await server.db.query<{ n: number }>(
+          'select count(*)::int as n from net._http_response where id = any($1::bigint[])',
+          [rows.map((r) => r.id)],
+        );
+        expect(counted.rows[0]?.n).toBe(40);
+      } finally {
+        await second.stop();
+      }
+    },
+  );
+
   it('deletes answers older than pg_net.ttl (6 hours by default)', async () => {
     await server.db.query(
       `insert into net._http_response (id, status_code, created)
