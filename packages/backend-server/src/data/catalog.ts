@@ -35,7 +35,9 @@ const int = (v: unknown) => Number(v);
 
 export async function readSchemas(q: Queryable, only: readonly string[] | null) {
   const { rows } = await q.query<{ name: string }>(
-    `select n.nspname as name from pg_namespace n where ${APP} order by 1`,
+    // A schema an extension's script made (pg_net's `net`) is the extension's, as in pg_dump.
+    `select n.nspname as name from pg_namespace n
+      where ${APP} and ${notExtension('pg_namespace', 'n.oid')} order by 1`,
   );
   return rows.map((r) => r.name).filter((name) => !only || only.includes(name));
 }

@@ -6,8 +6,11 @@ import { join } from 'node:path';
 import { createClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { dumpDatabase } from '../../src/data/dump';
+import { exportProject } from '../../src/data/portable';
+import { wipeDatabase } from '../../src/data/wipe';
 import { startNetWorker } from '../../src/net/worker';
-import type { RunningServer } from '../../src/server';
+import { platformScripts, type RunningServer } from '../../src/server';
 import { writeProject } from '../functions/support';
 import { databaseKind, startTestServer } from '../support/server';
 
@@ -280,6 +283,41 @@ describe(`pg_net and database webhooks (${databaseKind()})`, () => {
       }
     },
   );
+
+  it('dumps the extension and the webhook, and both work after export and import', async () => {
+    const dump = Buffer.concat((await dumpDatabase(server.db)).chunks).toString('utf8');
+    expect(dump).toContain('create extension if not exists "pg_net" with schema "extensions";');
+    expect(dump).toMatch(/supabase_functions\.http_request\(/);
+    expect(dump).not.toMatch(/create table "net"\./i);
+    expect(dump).not.toContain('create schema if not exists "net"');
+    const backup = join(await mkdtemp(join(tmpdir(), 'pg-net-export-')), 'backup');
+    await exportProject(server.db, server.storageDir, backup);
+    const copy = await startTestServer({ importFile: backup });
+    try {
+      await copy.db.query(`insert into public.items (id, name) values (7, 'copied')`);
+      const { rows } = await copy.db.query<{ request_id: string }>(
+        'select request_id::text from supabase_functions.hooks order by id desc limit 1',
+      );
+      for (let i = 0; i < 200; i++) {
+        const done = await copy.db.query('select 1 from net._http_response where id = $1::bigint', [
+          rows[0]?.request_id,
+        ]);
+        if (done.rows.length > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const posted = endpoint.seen.filter((s) => s.body.includes('"copied"'));
+      expect(posted.map((p) => JSON.parse(p.body).type)).toEqual(['INSERT']);
+      // A reset leaves the platform's webhook function and drops the project's pg_net.
+      await copy.db.transaction((tx) => wipeDatabase(tx, platformScripts()));
+      const { rows: after } = await copy.db.query<{ net: string | null; hook: string | null }>(
+        `select to_regnamespace('net')::text as net,
+                to_regprocedure('supabase_functions.http_request()')::text as hook`,
+      );
+      expect(after).toEqual([{ net: null, hook: 'supabase_functions.http_request()' }]);
+    } finally {
+      await copy.stop();
+    }
+  });
 
   it('deletes answers older than pg_net.ttl (6 hours by default)', async () => {
     await server.db.query(
