@@ -319,6 +319,24 @@ describe(`pg_net and database webhooks (${databaseKind()})`, () => {
     }
   });
 
+  it('stops at once with a request in flight', async () => {
+    const other = await startTestServer();
+    try {
+      await other.db.exec('create extension pg_net');
+      await other.db.query('select net.http_get($1, timeout_milliseconds := 10000)', [
+        `${endpoint.url}/slow/stop`,
+      ]);
+      for (let i = 0; i < 100 && !endpoint.seen.some((s) => s.url === '/slow/stop'); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    } finally {
+      const t = performance.now();
+      await other.stop();
+      // The endpoint answers after 2 s: the server does not wait for it.
+      expect(performance.now() - t).toBeLessThan(1500);
+    }
+  });
+
   it('deletes answers older than pg_net.ttl (6 hours by default)', async () => {
     await server.db.query(
       `insert into net._http_response (id, status_code, created)
