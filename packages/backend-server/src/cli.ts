@@ -22,7 +22,7 @@ Usage:
   backend-server gen signing-key [--algorithm ES256|RS256] [--append FILE]
                                          print a new private JWT signing key (JWK), or add
                                          it to the JSON list in FILE (for --signing-keys)
-  backend-server extensions install DIR  write the extensions the server provides (pgmq, pg_cron)
+  backend-server extensions install DIR  write the extensions the server provides (pgmq, pg_cron, pg_net)
                                          into a PostgreSQL server's share/extension DIR
                                          (\`pg_config --sharedir\`/extension), where it runs
   backend-server --help                  show this help

@@ -11,6 +11,8 @@ import { exposeQueues } from './db/extensions/pgmq-public';
 import { applyMigrations, applySeed, type Database, openDatabase, ROLES_SQL } from './db/index';
 import { createApp } from './http/app';
 import type { SigningKeys } from './http/signing-keys';
+import { WEBHOOKS_SQL } from './net/webhooks-sql';
+import { type NetWorker, startNetWorker } from './net/worker';
 import type { ServerContext, ServiceInstance, ServiceModule } from './service-module';
 import { SERVICES } from './service-registry';
 
@@ -57,7 +59,11 @@ export interface StartServerInternals {
 
 /** The platform scripts of a list of services, in order (roles first). */
 export function platformScripts(modules: readonly ServiceModule[] = SERVICES): string[] {
-  return [ROLES_SQL, ...modules.flatMap((m) => (m.platformSql ? [m.platformSql] : []))];
+  return [
+    ROLES_SQL,
+    WEBHOOKS_SQL,
+    ...modules.flatMap((m) => (m.platformSql ? [m.platformSql] : [])),
+  ];
 }
 
 /**
@@ -90,8 +96,10 @@ export async function startServer(
   const instances: { module: ServiceModule; instance: ServiceInstance }[] = [];
   let http: Server | null = null;
   let cron: CronScheduler | null = null;
+  let net: NetWorker | null = null;
   const stop = async () => {
     await cron?.stop();
+    await net?.stop();
     if (http) {
       const server = http;
       http = null;
@@ -169,6 +177,8 @@ export async function startServer(
     if (failed) throw failed.reason;
     const app = createApp(ctx, instances);
     attach(app);
+    // pg_net's requests and database webhooks, sent once the server answers its own URL.
+    net = await startNetWorker({ db, selfUrl: config.url, log: ctx.log });
     return {
       url: config.url,
       anonKey: config.anonKey,

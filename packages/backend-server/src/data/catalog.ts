@@ -44,7 +44,8 @@ export async function readSchemas(q: Queryable, only: readonly string[] | null) 
 export async function readPreData(q: Queryable, schemas: readonly string[]): Promise<PreObject[]> {
   const out: PreObject[] = [];
   const inSchemas = `n.nspname = any($1::text[])`;
-  // A schema an extension's script creates (pg_cron's `cron`) comes back with the extension.
+  // A schema an extension's script creates (pg_cron's `cron`, pg_net's `net`) comes back with
+  // the extension.
   const members = await q.query<{ name: string }>(
     `select n.nspname as name from pg_namespace n where not ${notExtension('pg_namespace', 'n.oid')}`,
   );

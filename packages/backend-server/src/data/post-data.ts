@@ -69,15 +69,17 @@ export async function readPostData(q: Queryable, schemas: readonly string[]): Pr
     out.push(`alter table only ${k.tbl} add constraint ${quoteIdent(k.name)} ${k.def};`);
   }
 
-  // Triggers (not those of an extension's own tables, which its script makes): on the app's tables (not the realtime capture triggers the server keeps in step
-  // itself), and on platform tables when they call the app's functions.
+  // Triggers (not those of an extension's own tables, which its script makes): on the app's
+  // tables (not the realtime capture triggers the server keeps in step itself; database
+  // webhooks, calling supabase_functions.http_request, are the app's), and on platform tables
+  // when they call the app's functions.
   const triggers = await q.query<{ def: string; tbl: string; name: string; enabled: string }>(
     `select pg_get_triggerdef(t.oid) as def, quote_ident(n.nspname) || '.' || quote_ident(c.relname) as tbl,
             t.tgname as name, t.tgenabled::text as enabled
        from pg_trigger t join pg_class c on c.oid = t.tgrelid join pg_namespace n on n.oid = c.relnamespace
        join pg_proc p on p.oid = t.tgfoid join pg_namespace pn on pn.oid = p.pronamespace
       where not t.tgisinternal and t.tgparentid = 0 and ${NOT_MEMBER}
-        and ((${inSchemas} and pn.nspname not in ${PLATFORM})
+        and ((${inSchemas} and (pn.nspname not in ${PLATFORM} or pn.nspname = 'supabase_functions'))
           or (n.nspname in ${PLATFORM} and pn.nspname = any($1::text[])))
       order by n.nspname, c.relname, t.tgname`,
     args,

@@ -13,6 +13,7 @@ export const PLATFORM_SCHEMAS = [
   'supabase_migrations',
   'extensions',
   'graphql_public',
+  'supabase_functions',
 ] as const;
 
 /**

@@ -12,19 +12,19 @@ const EPHEMERAL = ['storage.retired_versions', 'realtime.messages', 'realtime.ca
  * privileges of the new public schema). Committed with the transaction, or not at all.
  */
 export async function wipeDatabase(tx: Transaction, platformSql: readonly string[]): Promise<void> {
+  // An extension whose script made its schema (pg_cron's `cron`, pg_net's `net`) goes first:
+  // Postgres refuses to drop a schema an extension owns.
+  const owners = await tx.query<{ name: string }>(
+    `select distinct e.extname as name
+       from pg_depend d join pg_extension e on e.oid = d.refobjid
+       join pg_namespace n on n.oid = d.objid
+      where d.classid = 'pg_namespace'::regclass and d.refclassid = 'pg_extension'::regclass
+        and d.deptype = 'e' and ${appSchemaCondition('n.nspname')}`,
+  );
+  for (const { name } of owners.rows) await tx.exec(`drop extension ${quoteIdent(name)} cascade`);
   const schemas = await tx.query<{ name: string }>(
     `select n.nspname as name from pg_namespace n where ${appSchemaCondition('n.nspname')}`,
   );
-  // An extension that made an app schema in its script (pg_cron's `cron`) goes first: the
-  // schema cannot be dropped while the extension needs it.
-  const owners = await tx.query<{ name: string }>(
-    `select distinct e.extname as name from pg_extension e
-       join pg_depend d on d.refclassid = 'pg_extension'::regclass and d.refobjid = e.oid
-        and d.classid = 'pg_namespace'::regclass and d.deptype = 'e'
-       join pg_namespace n on n.oid = d.objid
-      where ${appSchemaCondition('n.nspname')}`,
-  );
-  for (const { name } of owners.rows) await tx.exec(`drop extension ${quoteIdent(name)} cascade`);
   for (const { name } of schemas.rows)
     await tx.exec(`drop schema if exists ${quoteIdent(name)} cascade`);
   await tx.exec('create schema public');

@@ -4,14 +4,19 @@
  * one install script, written where the engine reads extensions from.
  */
 import { PG_CRON } from './pg-cron';
+import { PG_NET } from './pg-net';
 import { PGMQ } from './pgmq';
 
 export interface ProvidedExtension {
   name: string;
   version: string;
   comment: string;
-  /** The schema the extension creates and lives in (not relocatable). */
-  schema: string;
+  /**
+   * The schema the extension creates and lives in (not relocatable). Without one, the
+   * extension is recorded in the schema `create extension … with schema` names and its
+   * script makes its own schema (as pg_net does).
+   */
+  schema?: string;
   /** The install script: SQL as `create extension` runs it. */
   script: string;
 }
@@ -19,7 +24,7 @@ export interface ProvidedExtension {
 /** First line of every control file the server writes: it only ever replaces its own. */
 export const PROVIDED_MARK = '# provided by @app/backend-server';
 
-export const PROVIDED_EXTENSIONS: readonly ProvidedExtension[] = [PGMQ, PG_CRON];
+export const PROVIDED_EXTENSIONS: readonly ProvidedExtension[] = [PGMQ, PG_CRON, PG_NET];
 
 /** The files of one extension, named as in a `share/extension` directory. */
 export function extensionFiles(ext: ProvidedExtension): { name: string; text: string }[] {
@@ -27,7 +32,7 @@ export function extensionFiles(ext: ProvidedExtension): { name: string; text: st
     PROVIDED_MARK,
     `comment = '${ext.comment.replace(/'/g, "''")}'`,
     `default_version = '${ext.version}'`,
-    `schema = '${ext.schema}'`,
+    ...(ext.schema ? [`schema = '${ext.schema}'`] : []),
     'relocatable = false',
     'superuser = false',
     '',
