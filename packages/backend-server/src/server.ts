@@ -4,9 +4,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { resolveConfig, type StartServerOptions } from './config/index';
+import { resolveVaultKey } from './config/vault-key';
 import { consoleLink } from './console/index';
 import { lockDataDir } from './data/lock';
 import { exposeQueues } from './db/extensions/pgmq-public';
+import { installVault, VAULT_KEY_SETTING } from './db/extensions/vault';
 import { applyMigrations, applySeed, type Database, openDatabase, ROLES_SQL } from './db/index';
 import { createApp } from './http/app';
 import type { SigningKeys } from './http/signing-keys';
@@ -78,14 +80,19 @@ export async function startServer(
   const platformSql = platformScripts(modules);
   // One process at a time on a data directory (a second one would corrupt the database).
   const unlock = config.dataDir ? await lockDataDir(config.dataDir) : null;
-  const db = await openDatabase({
-    dataDir: config.dataDir ?? undefined,
-    databaseUrl: config.databaseUrl ?? undefined,
-    platformSql,
-  }).catch(async (error: unknown) => {
-    await unlock?.();
-    throw error;
-  });
+  const db = await resolveVaultKey(options.vaultKey, config.dataDir)
+    .then((vaultKey) =>
+      openDatabase({
+        dataDir: config.dataDir ?? undefined,
+        databaseUrl: config.databaseUrl ?? undefined,
+        platformSql,
+        settings: { [VAULT_KEY_SETTING]: vaultKey },
+      }),
+    )
+    .catch(async (error: unknown) => {
+      await unlock?.();
+      throw error;
+    });
   const instances: { module: ServiceModule; instance: ServiceInstance }[] = [];
   let http: Server | null = null;
   const stop = async () => {
@@ -112,6 +119,7 @@ export async function startServer(
       const { importProject } = await import('./data/portable');
       await importProject(db, config.storageDir, options.importFile, platformSql);
     }
+    await installVault(db);
     if (config.migrationsDir) await applyMigrations(db, config.migrationsDir);
     if (config.seedFile) await applySeed(db, config.seedFile);
     await exposeQueues(db, config.rest.schemas);

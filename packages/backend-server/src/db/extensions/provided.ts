@@ -4,6 +4,7 @@
  * one install script, written where the engine reads extensions from.
  */
 import { PGMQ } from './pgmq';
+import { SUPABASE_VAULT } from './vault';
 
 export interface ProvidedExtension {
   name: string;
@@ -18,7 +19,7 @@ export interface ProvidedExtension {
 /** First line of every control file the server writes: it only ever replaces its own. */
 export const PROVIDED_MARK = '# provided by @app/backend-server';
 
-export const PROVIDED_EXTENSIONS: readonly ProvidedExtension[] = [PGMQ];
+export const PROVIDED_EXTENSIONS: readonly ProvidedExtension[] = [PGMQ, SUPABASE_VAULT];
 
 /** The files of one extension, named as in a `share/extension` directory. */
 export function extensionFiles(ext: ProvidedExtension): { name: string; text: string }[] {
