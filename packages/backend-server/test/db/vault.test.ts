@@ -91,7 +91,11 @@ describe(`Vault (${databaseKind()})`, () => {
         `select vault.create_secret('påss wörd ✓', 'unicode', 'd') as id`,
       )
     ).rows[0]?.id as string;
+    const before = await server.db.query('select nonce from vault.secrets where id = $1', [id]);
     await server.db.query(`select vault.update_secret($1, 'changed', 'renamed', 'new desc')`, [id]);
+    const after = await server.db.query('select nonce from vault.secrets where id = $1', [id]);
+    // A new value, a new nonce (a keystream is never used twice).
+    expect(after.rows[0]?.nonce).not.toEqual(before.rows[0]?.nonce);
     const updated = await server.db.query(
       'select name, description, decrypted_secret from vault.decrypted_secrets where id = $1',
       [id],
@@ -226,6 +230,29 @@ describe(`Vault's key (${databaseKind()})`, () => {
       await server?.stop();
       await database?.drop();
       await rm(dataDir, { recursive: true, force: true });
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an export imported with the same key decrypts', async () => {
+    const vaultKey = randomBytes(32).toString('hex');
+    const dir = await migrations();
+    const out = await mkdtemp(join(tmpdir(), 'vault-export-'));
+    const source = await startTestServer({ migrationsDir: dir, vaultKey });
+    try {
+      await exportProject(source.db, source.storageDir, join(out, 'project'));
+    } finally {
+      await source.stop();
+    }
+    const target = await startTestServer({ importFile: join(out, 'project'), vaultKey });
+    try {
+      const { rows } = await target.db.query(
+        `select decrypted_secret from vault.decrypted_secrets where name = 'stripe_key'`,
+      );
+      expect(rows).toEqual([{ decrypted_secret: 'sk_live_first_clear_value' }]);
+    } finally {
+      await target.stop();
+      await rm(out, { recursive: true, force: true });
       await rm(dir, { recursive: true, force: true });
     }
   });

@@ -155,10 +155,14 @@ create function vault.update_secret(
   new_key_id uuid = null
 ) returns void
 language plpgsql security definer set search_path = '' as $fn$
+declare
+  -- A new secret gets a new nonce: a keystream is never used twice.
+  new_nonce bytea := vault._crypto_aead_det_noncegen();
 begin
   update vault.secrets s
   set secret = case when new_secret is null then s.secret
-                    else vault._encrypt(new_secret, s.id, s.nonce) end,
+                    else vault._encrypt(new_secret, s.id, new_nonce) end,
+      nonce = case when new_secret is null then s.nonce else new_nonce end,
       name = coalesce(new_name, s.name),
       description = coalesce(new_description, s.description),
       updated_at = now()
