@@ -8,7 +8,7 @@ import { resolveVaultKey } from './config/vault-key';
 import { consoleLink } from './console/index';
 import { lockDataDir } from './data/lock';
 import { exposeQueues } from './db/extensions/pgmq-public';
-import { installVault, VAULT_KEY_SETTING } from './db/extensions/vault';
+import { VAULT_KEY_SETTING, VAULT_PLATFORM_SQL } from './db/extensions/vault';
 import { applyMigrations, applySeed, type Database, openDatabase, ROLES_SQL } from './db/index';
 import { createApp } from './http/app';
 import type { SigningKeys } from './http/signing-keys';
@@ -58,7 +58,11 @@ export interface StartServerInternals {
 
 /** The platform scripts of a list of services, in order (roles first). */
 export function platformScripts(modules: readonly ServiceModule[] = SERVICES): string[] {
-  return [ROLES_SQL, ...modules.flatMap((m) => (m.platformSql ? [m.platformSql] : []))];
+  return [
+    ROLES_SQL,
+    VAULT_PLATFORM_SQL,
+    ...modules.flatMap((m) => (m.platformSql ? [m.platformSql] : [])),
+  ];
 }
 
 /**
@@ -119,7 +123,6 @@ export async function startServer(
       const { importProject } = await import('./data/portable');
       await importProject(db, config.storageDir, options.importFile, platformSql);
     }
-    await installVault(db);
     if (config.migrationsDir) await applyMigrations(db, config.migrationsDir);
     if (config.seedFile) await applySeed(db, config.seedFile);
     await exposeQueues(db, config.rest.schemas);

@@ -1,6 +1,5 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { installVault } from '../db/extensions/vault';
 import { applyMigrations, applySeed, type Database } from '../db/index';
 import { DataError, RESET_AFTER_DUMP } from './restore';
 import { wipeDatabase } from './wipe';
@@ -38,7 +37,6 @@ export async function resetDatabase(
       }
     }
   }
-  await installVault(db);
   const migrations = options.migrationsDir ? await applyMigrations(db, options.migrationsDir) : [];
   const seeded = options.seedFile ? await applySeed(db, options.seedFile) : false;
   return { migrations, seeded };

@@ -11,7 +11,6 @@
  * reaches SQL only as the session setting `vault.root_key` the server sets on its own
  * connections. It is never stored in the database, so a dump holds ciphertext only.
  */
-import type { Queryable } from '../types';
 import type { ProvidedExtension } from './provided';
 
 /** The session setting that carries the root key (64 hex digits) on the server's connections. */
@@ -202,13 +201,18 @@ export const SUPABASE_VAULT: ProvidedExtension = {
 };
 
 /**
- * Vault comes installed, as on hosted projects: creates the extension when the engine has
- * its files (on PostgreSQL, when the server could write them; see ./README.md).
+ * Vault comes installed, as on hosted projects: a platform script (so in-memory servers get
+ * it from the platform snapshot, and `db reset` brings it back) that creates the extension
+ * when the engine has its files (on PostgreSQL, when the server could write them; see
+ * ./README.md).
  */
-export async function installVault(db: Queryable): Promise<void> {
-  const { rows } = await db.query<{ available: boolean }>(
-    `select exists (select from pg_catalog.pg_available_extensions
-                    where name = 'supabase_vault') as available`,
-  );
-  if (rows[0]?.available) await db.query('create extension if not exists supabase_vault');
-}
+export const VAULT_PLATFORM_SQL = /* sql */ `
+do $vault$
+begin
+  if exists (select from pg_catalog.pg_available_extensions where name = 'supabase_vault')
+     and not exists (select from pg_catalog.pg_extension where extname = 'supabase_vault') then
+    create extension supabase_vault;
+  end if;
+end
+$vault$;
+`;
