@@ -7,6 +7,7 @@ import {
   DEFAULT_SECRET_KEY,
   generateSigningKey,
 } from './config/keys';
+import { checkVaultKey } from './config/vault-key';
 import { DATA_COMMANDS } from './data/commands';
 import type { SigningKeyJwk } from './http/signing-keys';
 import { startServer } from './server';
@@ -39,6 +40,7 @@ Options of start:
   --functions DIR       serve DIR/<name>/index.ts at /functions/v1/<name>
   --jwt-secret S        legacy HS256 secret (default: the local tooling's secret)
   --signing-keys FILE   JWT signing keys: a JSON list of JWKs (gen signing-key --append)
+  --vault-key-file FILE Vault's key, 64 hex digits (default: DIR/vault.key of --data-dir)
   --disable-signup      no new users through sign-up, anonymous sign-in or OTP
   --password-min N      minimum password length (default 6)
   --no-autoconfirm      require email confirmation on sign-up
@@ -69,6 +71,7 @@ const OPTIONS = {
   functions: { type: 'string' },
   'jwt-secret': { type: 'string' },
   'signing-keys': { type: 'string' },
+  'vault-key-file': { type: 'string' },
   'disable-signup': { type: 'boolean' },
   algorithm: { type: 'string' },
   append: { type: 'string' },
@@ -210,6 +213,14 @@ async function main(argv: string[]): Promise<number> {
     ...(values.functions ? { functionsDir: values.functions } : {}),
     ...(values['jwt-secret'] ? { jwtSecret: values['jwt-secret'] } : {}),
     ...(values['signing-keys'] ? { signingKeys: await readKeyList(values['signing-keys']) } : {}),
+    ...(values['vault-key-file']
+      ? {
+          vaultKey: checkVaultKey(
+            await readFile(values['vault-key-file'], 'utf8'),
+            values['vault-key-file'],
+          ),
+        }
+      : {}),
     auth: {
       ...(values['disable-signup'] ? { disableSignup: true } : {}),
       ...(values['password-min']

@@ -4,10 +4,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { resolveConfig, type StartServerOptions } from './config/index';
+import { resolveVaultKey } from './config/vault-key';
 import { consoleLink } from './console/index';
 import { type CronScheduler, startCronScheduler } from './cron/scheduler';
 import { lockDataDir } from './data/lock';
 import { exposeQueues } from './db/extensions/pgmq-public';
+import { VAULT_KEY_SETTING, VAULT_PLATFORM_SQL } from './db/extensions/vault';
 import { applyMigrations, applySeed, type Database, openDatabase, ROLES_SQL } from './db/index';
 import { createApp } from './http/app';
 import type { SigningKeys } from './http/signing-keys';
@@ -62,6 +64,7 @@ export function platformScripts(modules: readonly ServiceModule[] = SERVICES): s
   return [
     ROLES_SQL,
     WEBHOOKS_SQL,
+    VAULT_PLATFORM_SQL,
     ...modules.flatMap((m) => (m.platformSql ? [m.platformSql] : [])),
   ];
 }
@@ -85,14 +88,19 @@ export async function startServer(
   const platformSql = platformScripts(modules);
   // One process at a time on a data directory (a second one would corrupt the database).
   const unlock = config.dataDir ? await lockDataDir(config.dataDir) : null;
-  const db = await openDatabase({
-    dataDir: config.dataDir ?? undefined,
-    databaseUrl: config.databaseUrl ?? undefined,
-    platformSql,
-  }).catch(async (error: unknown) => {
-    await unlock?.();
-    throw error;
-  });
+  const db = await resolveVaultKey(options.vaultKey, config.dataDir)
+    .then((vaultKey) =>
+      openDatabase({
+        dataDir: config.dataDir ?? undefined,
+        databaseUrl: config.databaseUrl ?? undefined,
+        platformSql,
+        settings: { [VAULT_KEY_SETTING]: vaultKey },
+      }),
+    )
+    .catch(async (error: unknown) => {
+      await unlock?.();
+      throw error;
+    });
   const instances: { module: ServiceModule; instance: ServiceInstance }[] = [];
   let http: Server | null = null;
   let cron: CronScheduler | null = null;

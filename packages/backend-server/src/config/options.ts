@@ -248,6 +248,12 @@ export interface StartServerOptions {
   dataDir?: string;
   /** postgres:// URL of a PostgreSQL server to use instead of embedded PGlite. */
   databaseUrl?: string;
+  /**
+   * Vault's root key, 64 hex digits. Default: kept in `<dataDir>/vault.key` (made at the
+   * first start), or random for a server without a data directory. Never stored in the
+   * database: a dump or export holds ciphertext only.
+   */
+  vaultKey?: string;
   /** Directory of `*.sql` migrations applied in name order. */
   migrationsDir?: string;
   /** SQL file applied once on a fresh database. */

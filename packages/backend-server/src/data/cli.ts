@@ -7,6 +7,8 @@ import { createWriteStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { resolveVaultKey } from '../config/vault-key';
+import { VAULT_KEY_SETTING } from '../db/extensions/vault';
 import { type Database, openDatabase } from '../db/index';
 import { platformScripts } from '../server';
 import { dumpDatabase } from './dump';
@@ -76,6 +78,10 @@ async function withDatabase<T>(
       dataDir: databaseUrl ? undefined : (dataDir ?? undefined),
       databaseUrl: databaseUrl ?? undefined,
       platformSql: platformScripts(),
+      // The data directory's Vault key, so `db reset`'s migrations can create secrets.
+      settings: dataDir
+        ? { [VAULT_KEY_SETTING]: await resolveVaultKey(undefined, dataDir) }
+        : undefined,
     });
     try {
       return await run(db, dataDir ? join(dataDir, 'storage') : null);

@@ -20,6 +20,11 @@ export interface OpenDatabaseOptions {
   platformSql: readonly string[];
   /** Where PGlite platform snapshots are kept (default: ~/.cache/app-backend-server). */
   cacheDir?: string | undefined;
+  /**
+   * Session settings of every connection the server opens, never stored in the database
+   * (Vault's key, `db/extensions/vault.ts`).
+   */
+  settings?: Readonly<Record<string, string>> | undefined;
 }
 
 /** PGlite's package.json (its exports map does not expose it). */
@@ -80,11 +85,21 @@ async function currentPlatform(db: Database): Promise<string | null> {
  * keyed by PGlite's version and the scripts' hash, and later starts restore it.
  */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  const db = await openEngine(options);
+  // PGlite has one connection: its session gets the settings once.
+  if (db.kind !== 'postgres') {
+    for (const [name, value] of Object.entries(options.settings ?? {}))
+      await db.query('select pg_catalog.set_config($1, $2, false)', [name, value]);
+  }
+  return db;
+}
+
+async function openEngine(options: OpenDatabaseOptions): Promise<Database> {
   const version = await platformVersion(options.platformSql);
   if (options.databaseUrl) {
     // Loaded only for a PostgreSQL server, so embedded starts skip the driver.
     const { openPostgres } = await import('./postgres');
-    const db = await openPostgres({ url: options.databaseUrl });
+    const db = await openPostgres({ url: options.databaseUrl, settings: options.settings });
     const { provideOnPostgres } = await import('./extensions/postgres-files');
     for (const missing of await provideOnPostgres(db)) {
       console.warn(

@@ -45,14 +45,20 @@ export interface PostgresOptions {
   max?: number | undefined;
   /** Connections of the pipelined read path (default 2; 0 = reads go through the pool). */
   pipelined?: number | undefined;
+  /** Session settings of every connection, sent at startup (Vault's key). */
+  settings?: Readonly<Record<string, string>> | undefined;
 }
 
 /** The pipelined read path, or null when the URL or the server does not allow it. */
-async function openPipeline(url: string, size: number): Promise<Pipeline | null> {
+async function openPipeline(
+  url: string,
+  size: number,
+  settings: Readonly<Record<string, string>>,
+): Promise<Pipeline | null> {
   const target = size > 0 ? connectTarget(url) : null;
   if (!target) return null;
   try {
-    return await Pipeline.open(target, size);
+    return await Pipeline.open({ ...target, settings }, size);
   } catch {
     return null;
   }
@@ -84,12 +90,12 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     max: options.max ?? 10,
     onnotice: () => {},
     types: { text } as never,
-    connection: { application_name: 'backend-server' },
+    connection: { ...options.settings, application_name: 'backend-server' },
     // Supported by postgres.js, missing from its types.
     ...({ socket: socketFactory() } as object),
   }) as unknown as Sql;
   await sql`select 1`;
-  const pipeline = await openPipeline(options.url, options.pipelined ?? 2);
+  const pipeline = await openPipeline(options.url, options.pipelined ?? 2, options.settings ?? {});
   const base = wrap(sql);
   return {
     kind: 'postgres',

@@ -16,6 +16,8 @@ export interface ConnectTarget {
   user: string;
   password: string;
   database: string;
+  /** Session settings sent in the startup message (the server's own, e.g. Vault's key). */
+  settings?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -189,6 +191,7 @@ export function openConnection(
       const w = new Writer().begin(0).int32(196608);
       w.cstr('user').cstr(target.user).cstr('database').cstr(target.database);
       w.cstr('application_name').cstr(applicationName).cstr('client_encoding').cstr('UTF8');
+      for (const [name, value] of Object.entries(target.settings ?? {})) w.cstr(name).cstr(value);
       socket.write(w.cstr('').end().take());
     });
   });

@@ -6,6 +6,7 @@
 import { PG_CRON } from './pg-cron';
 import { PG_NET } from './pg-net';
 import { PGMQ } from './pgmq';
+import { SUPABASE_VAULT } from './vault';
 
 export interface ProvidedExtension {
   name: string;
@@ -24,7 +25,12 @@ export interface ProvidedExtension {
 /** First line of every control file the server writes: it only ever replaces its own. */
 export const PROVIDED_MARK = '# provided by @app/backend-server';
 
-export const PROVIDED_EXTENSIONS: readonly ProvidedExtension[] = [PGMQ, PG_CRON, PG_NET];
+export const PROVIDED_EXTENSIONS: readonly ProvidedExtension[] = [
+  PGMQ,
+  PG_CRON,
+  PG_NET,
+  SUPABASE_VAULT,
+];
 
 /** The files of one extension, named as in a `share/extension` directory. */
 export function extensionFiles(ext: ProvidedExtension): { name: string; text: string }[] {
