@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server';
 import { writeProject } from '../functions/support';
 import { databaseKind, startTestServer } from '../support/server';
+import { until } from '../support/until';
 
 // The hosted documentation's "schedule an edge function" recipe, as a project writes it: the
 // project's key in Vault, a pg_cron job that posts to the function through pg_net, at the
@@ -15,16 +16,6 @@ create extension if not exists pg_net with schema extensions;
 create table public.calls (id bigserial primary key, body jsonb not null);
 alter table public.calls enable row level security;
 `;
-
-async function until<T>(read: () => Promise<T | null | undefined>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (value) return value;
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe(`pg_cron jobs calling edge functions through pg_net (${databaseKind()})`, () => {
   let server: RunningServer;

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportProject } from '../../src/data/portable';
 import { type RunningServer, startServer } from '../../src/server';
 import { databaseKind, startTestServer } from '../support/server';
+import { until } from '../support/until';
 
 // A project's migration as written for a hosted project (the hosted documentation installs
 // pg_cron in pg_catalog), with a job that counts its runs.
@@ -19,19 +20,6 @@ interface Run {
   return_message: string | null;
   start_time: string | null;
   end_time: string | null;
-}
-
-async function until<T>(
-  read: () => Promise<T | null | undefined | false>,
-  ms = 15_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (value) return value;
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 describe(`pg_cron (${databaseKind()})`, () => {
