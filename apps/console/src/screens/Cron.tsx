@@ -63,7 +63,8 @@ function Jobs({ jobs, selected }: { jobs: CronJob[]; selected: string }) {
   const invalidates = [['cron']];
   const run = useBackendMutation(
     (job: CronJob) => api.post<CronRunResponse>(`/cron/jobs/${job.jobid}/run`, {}),
-    { invalidates },
+    // The run shows among the job's runs.
+    { invalidates, onSuccess: (_data, job) => navigate(`cron/${job.jobid}`) },
   );
   const toggle = useBackendMutation(
     (job: CronJob) => api.post(`/cron/jobs/${job.jobid}/active`, { active: !job.active }),
