@@ -112,6 +112,70 @@ function statusOf(command: string, result: QueryResult | null): string {
   return verb;
 }
 
+/** Runs a job's command once as its `username`, in a transaction; its run's `return_message`. */
+async function runCommand(
+  db: Database,
+  job: Pick<Job, 'command' | 'database' | 'username' | 'current'>,
+): Promise<string> {
+  if (job.current !== job.database)
+    throw new Error(`database "${job.database}" is not available to this server's scheduler`);
+  return db.transaction(async (tx) => {
+    await tx.query(`set local role ${quoteIdent(job.username)}`);
+    await tx.query('savepoint cron_command');
+    try {
+      return statusOf(job.command, await tx.query(job.command));
+    } catch (error) {
+      // Several statements (PGlite's driver refuses them in one query): a script, whose
+      // status is its last statement's verb.
+      if (!/cannot insert multiple commands/.test((error as Error).message)) throw error;
+      await tx.query('rollback to savepoint cron_command');
+      await tx.exec(job.command);
+      return statusOf(lastStatement(job.command), null);
+    }
+  });
+}
+
+const MANUAL_SQL = /* sql */ `
+  insert into cron.job_run_details
+    (jobid, job_pid, database, username, command, status, start_time)
+  select j.jobid, pg_backend_pid(), j.database, j.username, j.command, 'running', clock_timestamp()
+    from cron.job j
+   where j.jobid = $1::bigint
+     and not exists (select 1 from cron.job_run_details r
+                      where r.jobid = j.jobid and r.status in ('starting', 'running'))
+  returning runid::text as runid, database, username, command, current_database() as current`;
+
+/**
+ * Runs a job once now, outside its schedule (the console's "Run now"), as the scheduler runs
+ * it: as the job's `username`, recorded in `cron.job_run_details`. Its schedule is not
+ * changed. Resolves the run's id once it has finished, or null when there is no such job or
+ * a run of it is still going (the scheduler does not start a job twice either).
+ *
+ * @example
+ * await runJobNow(db, '1'); // '12': see cron.job_run_details where runid = 12
+ */
+export async function runJobNow(db: Database, jobid: string): Promise<string | null> {
+  const { rows } = await db.query<{
+    runid: string;
+    database: string;
+    username: string;
+    command: string;
+    current: string;
+  }>(MANUAL_SQL, [jobid]);
+  const run = rows[0];
+  if (!run) return null;
+  let status = 'succeeded';
+  let message: string;
+  try {
+    message = await runCommand(db, run);
+  } catch (error) {
+    status = 'failed';
+    message = (error as Error).message;
+  }
+  await db.query(FINISH_SQL, [run.runid, status, message]);
+  return run.runid;
+}
+
 /** Starts the scheduler on `db`; jobs scheduled later (or by a later migration) are picked up. */
 export async function startCronScheduler(
   db: Database,
@@ -179,31 +243,12 @@ export async function startCronScheduler(
     let status = 'succeeded';
     let message: string | null;
     try {
-      message = await runCommand(job);
+      message = await runCommand(db, job);
     } catch (error) {
       status = 'failed';
       message = (error as Error).message;
     }
     await db.query(FINISH_SQL, [runid, status, message]);
-  };
-
-  const runCommand = async (job: Job): Promise<string> => {
-    if (job.current !== job.database)
-      throw new Error(`database "${job.database}" is not available to this server's scheduler`);
-    return db.transaction(async (tx) => {
-      await tx.query(`set local role ${quoteIdent(job.username)}`);
-      await tx.query('savepoint cron_command');
-      try {
-        return statusOf(job.command, await tx.query(job.command));
-      } catch (error) {
-        // Several statements (PGlite's driver refuses them in one query): a script, whose
-        // status is its last statement's verb.
-        if (!/cannot insert multiple commands/.test((error as Error).message)) throw error;
-        await tx.query('rollback to savepoint cron_command');
-        await tx.exec(job.command);
-        return statusOf(lastStatement(job.command), null);
-      }
-    });
   };
 
   const load = async () => {
