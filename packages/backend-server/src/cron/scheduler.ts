@@ -6,7 +6,7 @@
  *
  * Each run is claimed in the database first (`cron.job_claim`: one row per job, the last due
  * time claimed; an upsert that only succeeds for a later due time and when no run of the job
- * is still running). Replicas of the server on one PostgreSQL all wake for the same due time
+ * is still running), after a lock on the job's row, which a manual run takes too. Replicas of the server on one PostgreSQL all wake for the same due time
  * and the row lock lets exactly one claim it; a job whose previous run is still going is not
  * started again. The command runs in a transaction as the job's `username` (`set local
  * role`): its changes commit when it succeeds; when it fails they are rolled back and the run
@@ -72,6 +72,21 @@ const CLAIM_SQL = /* sql */ `
     (jobid, job_pid, database, username, command, status, start_time)
   select jobid, pg_backend_pid(), $3, $4, $5, 'running', clock_timestamp() from claim
   returning runid::text as runid`;
+
+/**
+ * Taken before a run is claimed, scheduled or manual, in the claim's transaction: the claim's
+ * own statement then starts after any other claim of the job committed, so its check that no
+ * run is going sees that run (one statement's snapshot would not).
+ */
+const LOCK_SQL = 'select 1 from cron.job where jobid = $1::bigint for update';
+
+/** Runs `sql` after the job's lock, in one transaction; resolves its rows. */
+async function claimRun<T>(db: Database, sql: string, params: unknown[]): Promise<T[]> {
+  return await db.transaction(async (tx) => {
+    await tx.query(LOCK_SQL, [params[0]]);
+    return (await tx.query<T>(sql, params)).rows as T[];
+  });
+}
 
 const FINISH_SQL = /* sql */ `
   update cron.job_run_details
@@ -155,13 +170,13 @@ const MANUAL_SQL = /* sql */ `
  * await runJobNow(db, '1'); // '12': see cron.job_run_details where runid = 12
  */
 export async function runJobNow(db: Database, jobid: string): Promise<string | null> {
-  const { rows } = await db.query<{
+  const rows = await claimRun<{
     runid: string;
     database: string;
     username: string;
     command: string;
     current: string;
-  }>(MANUAL_SQL, [jobid]);
+  }>(db, MANUAL_SQL, [jobid]);
   const run = rows[0];
   if (!run) return null;
   let status = 'succeeded';
@@ -224,15 +239,13 @@ export async function startCronScheduler(
   const execute = async (job: Job, due: number) => {
     let claimed: { runid: string }[];
     try {
-      claimed = (
-        await db.query<{ runid: string }>(CLAIM_SQL, [
-          job.jobid,
-          new Date(due).toISOString(),
-          job.database,
-          job.username,
-          job.command,
-        ])
-      ).rows;
+      claimed = await claimRun<{ runid: string }>(db, CLAIM_SQL, [
+        job.jobid,
+        new Date(due).toISOString(),
+        job.database,
+        job.username,
+        job.command,
+      ]);
     } catch (error) {
       // The extension was dropped, or the job deleted in between: look again.
       void reload();
