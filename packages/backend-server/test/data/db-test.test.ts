@@ -7,9 +7,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { StartServerOptions } from '../../src/config/index';
 import { hostPgtapFiles } from '../../src/db/extensions/pgtap';
 import { startServer } from '../../src/server';
 import { databaseKind } from '../support/server';
+import { DRIVE } from './support';
 
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 /** tsx's loader by its path, so that the CLI can run in the project's folder. */
@@ -98,13 +100,43 @@ select * from finish();
 rollback;
 `;
 
+/**
+ * A database with the project's migrations applied by a server that then stopped: a PGlite
+ * data directory, or on the postgres project a database of the run's cluster. Resolves to the
+ * CLI's arguments for it.
+ */
+async function projectDatabase(
+  dataDir: string,
+  options: StartServerOptions,
+): Promise<{ args: string[]; drop(): Promise<void> }> {
+  const adminUrl = inject('postgresAdminUrl');
+  if (!adminUrl) {
+    const server = await startServer({ port: 0, ...options, dataDir });
+    await server.stop();
+    return { args: ['--data-dir', dataDir], drop: async () => {} };
+  }
+  const name = `dbtest_${randomBytes(6).toString('hex')}`;
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  const url = adminUrl.replace(/\/postgres$/, `/${name}`);
+  const server = await startServer({ port: 0, ...options, databaseUrl: url });
+  await server.stop();
+  return {
+    args: ['--database-url', url],
+    async drop() {
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
+}
+
 const haveHostPgtap = hostPgtapFiles().length > 0;
 
 describe(`db test (${databaseKind()})`, () => {
   const root = mkdtempSync(join(tmpdir(), 'db-test-'));
   const project = join(root, 'project');
   let database: string[] = [];
-  let dropDatabase: (() => Promise<void>) | null = null;
+  let dropDatabase: () => Promise<void> = async () => {};
 
   beforeAll(async () => {
     mkdirSync(join(project, 'migrations'), { recursive: true });
@@ -113,97 +145,83 @@ describe(`db test (${databaseKind()})`, () => {
     writeFileSync(join(project, 'tests', '01_notes.test.sql'), PASSING);
     writeFileSync(join(project, 'tests', 'rls', '02_everyone.sql'), FAILING);
     writeFileSync(join(project, 'tests', 'README.md'), 'not a test');
-    const adminUrl = inject('postgresAdminUrl');
-    if (adminUrl) {
-      const name = `dbtest_${randomBytes(6).toString('hex')}`;
-      const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-      await admin.unsafe(`create database ${name}`);
-      const url = adminUrl.replace(/\/postgres$/, `/${name}`);
-      database = ['--database-url', url];
-      dropDatabase = async () => {
-        await admin.unsafe(`drop database if exists ${name} with (force)`);
-        await admin.end();
-      };
-      const server = await startServer({ port: 0, projectDir: project, databaseUrl: url });
-      await server.stop();
-    } else {
-      const dataDir = join(root, 'data');
-      database = ['--data-dir', dataDir];
-      const server = await startServer({ port: 0, projectDir: project, dataDir });
-      await server.stop();
-    }
+    ({ args: database, drop: dropDatabase } = await projectDatabase(join(root, 'data'), {
+      projectDir: project,
+    }));
   }, 120_000);
   afterAll(async () => {
-    await dropDatabase?.();
+    await dropDatabase();
     rmSync(root, { recursive: true, force: true });
   });
 
-  it.skipIf(!haveHostPgtap)(
-    "runs the project's tests: TAP per file, a summary, exit 1 on a failure",
-    async () => {
-      const run = await cli(['db', 'test', '--project', 'project', ...database], root);
-      expect(run.stderr).toBe('');
+  it("runs the project's tests: TAP per file, a summary, exit 1 on a failure", async () => {
+    const run = await cli(['db', 'test', '--project', 'project', ...database], root);
+    if (!haveHostPgtap) {
+      // A machine without pgTAP (scripts/ensure-postgres.mjs installs it): a clear refusal.
+      expect(run.stderr).toMatch(/^backend-server: pgTAP is not (available|installed)/);
       expect(run.code).toBe(1);
-      const lines = run.stdout.split('\n');
-      // Folders are searched recursively, files in name order; README.md is not a test.
-      expect(lines.filter((l) => l.endsWith(' ..'))).toEqual([
-        'project/tests/01_notes.test.sql ..',
-        'project/tests/rls/02_everyone.sql ..',
-      ]);
-      const passing = lines.slice(1, lines.indexOf('project/tests/rls/02_everyone.sql ..'));
-      expect(passing).toEqual([
-        '1..4',
-        'ok 1 - notes exists',
-        'ok 2 - three notes inside the test',
-        'ok 3 - a user sees only their own notes',
-        "ok 4 - not the others'",
-        'ok',
-      ]);
-      expect(run.stdout).toContain('1..3\nnot ok 1 - a user sees every note\n# Failed test 1:');
-      expect(run.stdout).toContain('not ok 2 - arithmetic\n# Failed test 2: "arithmetic"');
-      expect(run.stdout).toMatch(/#\s+have: 2\n#\s+want: 3\n/);
-      expect(run.stdout).toContain(
-        'ok 3 - truth\n# Looks like you failed 2 tests of 3\nFailed 2/3 subtests\n',
-      );
-      expect(run.stdout).toContain(
-        [
-          'Test Summary Report',
-          '-------------------',
-          'project/tests/rls/02_everyone.sql (Tests: 3 Failed: 2)',
-          '  Failed tests:  1, 2',
-          'Files=2, Tests=7',
-          'Result: FAIL',
-          'Failed 1/2 test programs. 2/7 subtests failed.',
-          '',
-        ].join('\n'),
-      );
+      return;
+    }
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(1);
+    const lines = run.stdout.split('\n');
+    // Folders are searched recursively, files in name order; README.md is not a test.
+    expect(lines.filter((l) => l.endsWith(' ..'))).toEqual([
+      'project/tests/01_notes.test.sql ..',
+      'project/tests/rls/02_everyone.sql ..',
+    ]);
+    const passing = lines.slice(1, lines.indexOf('project/tests/rls/02_everyone.sql ..'));
+    expect(passing).toEqual([
+      '1..4',
+      'ok 1 - notes exists',
+      'ok 2 - three notes inside the test',
+      'ok 3 - a user sees only their own notes',
+      "ok 4 - not the others'",
+      'ok',
+    ]);
+    expect(run.stdout).toContain('1..3\nnot ok 1 - a user sees every note\n# Failed test 1:');
+    expect(run.stdout).toContain('not ok 2 - arithmetic\n# Failed test 2: "arithmetic"');
+    expect(run.stdout).toMatch(/#\s+have: 2\n#\s+want: 3\n/);
+    expect(run.stdout).toContain(
+      'ok 3 - truth\n# Looks like you failed 2 tests of 3\nFailed 2/3 subtests\n',
+    );
+    expect(run.stdout).toContain(
+      [
+        'Test Summary Report',
+        '-------------------',
+        'project/tests/rls/02_everyone.sql (Tests: 3 Failed: 2)',
+        '  Failed tests:  1, 2',
+        'Files=2, Tests=7',
+        'Result: FAIL',
+        'Failed 1/2 test programs. 2/7 subtests failed.',
+        '',
+      ].join('\n'),
+    );
 
-      // One file by path, passing: exit 0 and pg_prove's summary.
-      const one = await cli(
-        ['db', 'test', join(project, 'tests', '01_notes.test.sql'), ...database],
-        root,
-      );
-      expect(one.code).toBe(0);
-      expect(one.stdout).toMatch(/ok\nAll tests successful\.\nFiles=1, Tests=4\nResult: PASS\n$/);
+    // One file by path, passing: exit 0 and pg_prove's summary.
+    const one = await cli(
+      ['db', 'test', join(project, 'tests', '01_notes.test.sql'), ...database],
+      root,
+    );
+    expect(one.code).toBe(0);
+    expect(one.stdout).toMatch(/ok\nAll tests successful\.\nFiles=1, Tests=4\nResult: PASS\n$/);
 
-      // The rollbacks kept nothing, and pgTAP created for the runs is gone again.
-      const check = await startServer({
-        port: 0,
-        ...(database[0] === '--data-dir'
-          ? { dataDir: database[1] as string }
-          : { databaseUrl: database[1] as string }),
-      });
-      try {
-        const notes = await check.db.query('select body from public.notes order by id');
-        expect(notes.rows).toEqual([{ body: 'mine' }, { body: 'theirs' }]);
-        const pgtap = await check.db.query(`select 1 from pg_extension where extname = 'pgtap'`);
-        expect(pgtap.rows).toEqual([]);
-      } finally {
-        await check.stop();
-      }
-    },
-    300_000,
-  );
+    // The rollbacks kept nothing, and pgTAP created for the runs is gone again.
+    const check = await startServer({
+      port: 0,
+      ...(database[0] === '--data-dir'
+        ? { dataDir: database[1] as string }
+        : { databaseUrl: database[1] as string }),
+    });
+    try {
+      const notes = await check.db.query('select body from public.notes order by id');
+      expect(notes.rows).toEqual([{ body: 'mine' }, { body: 'theirs' }]);
+      const pgtap = await check.db.query(`select 1 from pg_extension where extname = 'pgtap'`);
+      expect(pgtap.rows).toEqual([]);
+    } finally {
+      await check.stop();
+    }
+  }, 300_000);
 
   it.skipIf(!haveHostPgtap)(
     'reports a file whose SQL fails as a failure, with the error',
@@ -237,6 +255,30 @@ describe(`db test (${databaseKind()})`, () => {
     expect(none.code).toBe(1);
     expect(none.stderr).toBe('backend-server: no test files (*.sql, *.pg) in empty\n');
   }, 120_000);
+});
+
+describe(`Drive's pgTAP tests (${databaseKind()})`, () => {
+  const root = mkdtempSync(join(tmpdir(), 'db-test-drive-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it.skipIf(!haveHostPgtap)(
+    'pass on its migrations and seed',
+    async () => {
+      const { args, drop } = await projectDatabase(join(root, 'data'), DRIVE);
+      try {
+        const tests = fileURLToPath(new URL('../../../../apps/web/backend/tests', import.meta.url));
+        const run = await cli(['db', 'test', tests, ...args], root);
+        expect(run.stderr).toBe('');
+        expect(run.stdout).toMatch(
+          /\nAll tests successful\.\nFiles=\d+, Tests=\d+\nResult: PASS\n$/,
+        );
+        expect(run.code).toBe(0);
+      } finally {
+        await drop();
+      }
+    },
+    300_000,
+  );
 });
 
 describe('pgTAP for PGlite from the machine', () => {
