@@ -57,7 +57,7 @@ Options of start:
   -h, --help            show this help
 
 Data commands (see backend-server db --help):
-  backend-server db dump | db reset | migration new NAME | export PATH | import PATH
+  backend-server db dump | db reset | db test | migration new NAME | export PATH | import PATH
 `;
 
 const OPTIONS = {

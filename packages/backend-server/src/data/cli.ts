@@ -1,5 +1,6 @@
 /**
- * The data commands of the CLI: `db dump`, `db reset`, `migration new`, `export`, `import`.
+ * The data commands of the CLI: `db dump`, `db reset`, `db test`, `migration new`, `export`,
+ * `import`.
  * Each opens the database of `--data-dir` (embedded) or `--database-url` itself, holding
  * the data directory's lock so no server runs on it meanwhile.
  */
@@ -11,6 +12,7 @@ import { resolveVaultKey } from '../config/vault-key';
 import { VAULT_KEY_SETTING } from '../db/extensions/vault';
 import { type Database, openDatabase } from '../db/index';
 import { platformScripts } from '../server';
+import { defaultTestPaths, findTestFiles, runDbTests } from './db-test';
 import { dumpDatabase } from './dump';
 import { lockDataDir } from './lock';
 import { newMigration } from './migration';
@@ -27,6 +29,11 @@ export const DATA_HELP = `backend-server data commands
   backend-server db reset [--migrations DIR] [--seed FILE | --no-seed] [DATABASE]
       A fresh database: every app schema and project row dropped, the migrations and the
       seed applied again, the stored files removed.
+  backend-server db test [PATH…] [--project DIR] [DATABASE]
+      Runs the pgTAP tests in PATH (files, or folders searched for *.sql and *.pg; default
+      DIR/tests, DIR being --project or backend), each file in a transaction that is rolled
+      back, printing their TAP and a summary as pg_prove does; exits 1 when a test fails.
+      pgTAP is created for the run (with schema extensions) when the database lacks it.
   backend-server migration new NAME [--migrations DIR]
       Creates DIR/<UTC timestamp>_NAME.sql (default DIR: backend/migrations), with what
       is piped to the command, if anything.
@@ -55,6 +62,7 @@ const OPTIONS = {
   migrations: { type: 'string' },
   seed: { type: 'string' },
   'no-seed': { type: 'boolean' },
+  project: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -149,6 +157,15 @@ async function reset(values: Values): Promise<void> {
   });
 }
 
+/** `db test`: resolves to the exit code (1 when a test file failed). */
+async function test(paths: string[], values: Values): Promise<number> {
+  const files = await findTestFiles(paths.length > 0 ? paths : defaultTestPaths(values.project));
+  return withDatabase(values, async (db) => {
+    const result = await runDbTests(db, files, (line) => process.stdout.write(`${line}\n`));
+    return result.ok ? 0 : 1;
+  });
+}
+
 async function exportCommand(file: string, values: Values): Promise<void> {
   await withDatabase(values, async (db, storageDir) => {
     const summary = await exportProject(db, storageDir ?? join(resolve('.'), '.no-storage'), file);
@@ -204,6 +221,7 @@ export async function runDataCommand(argv: string[]): Promise<number> {
   try {
     if (command === 'db' && sub === 'dump') await dump(values);
     else if (command === 'db' && sub === 'reset') await reset(values);
+    else if (command === 'db' && sub === 'test') return await test(positionals.slice(2), values);
     else if (command === 'migration' && sub === 'new' && arg) {
       const dir = resolve(values.migrations ?? 'backend/migrations');
       const path = await newMigration(dir, arg, await readStdin());
