@@ -41,10 +41,15 @@ if (versions.length > 0 && missingPgtap.length === 0) {
 } else if (missingPgtap.length > 0 && canInstall) {
   const packages = missingPgtap.map((v) => `postgresql-${v}-pgtap`).join(' ');
   console.log(`pgtap: not found, installing Debian package ${packages} …`);
-  execSync(
-    `(DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${packages} || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${packages}))`,
-    { stdio: 'inherit' },
-  );
+  try {
+    execSync(
+      `(DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${packages} || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${packages}))`,
+      { stdio: 'inherit' },
+    );
+  } catch {
+    // `db test` then says pgTAP is missing; the rest of the suites do not need it.
+    console.warn(`pgtap: ${packages} could not be installed`);
+  }
 } else {
   console.warn(
     'pgtap: not found; `db test` needs it (Debian: `sudo apt-get install -y postgresql-15-pgtap`).',
