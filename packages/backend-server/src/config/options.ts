@@ -202,8 +202,8 @@ export interface StorageOptions {
   /** Image transformations (`/storage/v1/render/image/…`). */
   imageTransformation?: ImageTransformationOptions;
   /**
-   * Buckets made (or updated to these settings) at every start, after the migrations: the
-   * hosted `[storage.buckets.<name>]`. With `objectsPath`, the files under that folder (or
+   * Buckets made (or updated to the settings given) at every start, after the migrations:
+   * the hosted `[storage.buckets.<name>]`. With `objectsPath`, the files under that folder (or
    * that one file) are uploaded into the bucket, keyed by their path relative to it,
    * replacing objects of the same key, as the hosted CLI's `seed buckets`.
    *
@@ -216,13 +216,16 @@ export interface StorageOptions {
   buckets?: Record<string, BucketOptions>;
 }
 
-/** One bucket of {@link StorageOptions.buckets}. */
+/**
+ * One bucket of {@link StorageOptions.buckets}. A setting left out is, as with the hosted
+ * CLI, the default for a new bucket and unchanged on an existing one.
+ */
 export interface BucketOptions {
   /** Objects readable without a token. Default false. */
   public?: boolean;
-  /** Upload limit of the bucket in bytes (null or absent: the server-wide limit). */
+  /** Upload limit of the bucket in bytes. Default none (the server-wide limit). */
   fileSizeLimit?: number | null;
-  /** MIME types the bucket accepts (`image/png`, `image/*`); null or absent: any. */
+  /** MIME types the bucket accepts (`image/png`, `image/*`). Default any. */
   allowedMimeTypes?: string[] | null;
   /** A folder (or one file) whose files are uploaded into the bucket at start. */
   objectsPath?: string;

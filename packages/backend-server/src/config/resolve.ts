@@ -3,6 +3,7 @@
  * project folder's `config.toml`) into the `ServerConfig` every service reads.
  */
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -208,7 +209,10 @@ function resolveBuckets(buckets: Record<string, BucketOptions>): Record<string, 
     const mimes = b.allowedMimeTypes;
     if (mimes !== undefined && mimes !== null && !Array.isArray(mimes))
       throw new Error(`${key}.allowedMimeTypes must be a list of MIME types`);
-    out[name] = { ...b, ...(b.objectsPath ? { objectsPath: resolve(b.objectsPath) } : {}) };
+    const objectsPath = b.objectsPath ? resolve(b.objectsPath) : undefined;
+    if (objectsPath && !existsSync(objectsPath))
+      throw new Error(`${key}.objectsPath: ${objectsPath} does not exist`);
+    out[name] = { ...b, ...(objectsPath ? { objectsPath } : {}) };
   }
   return out;
 }

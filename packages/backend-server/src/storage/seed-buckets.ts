@@ -30,12 +30,15 @@ const SERVICE: Caller = {
   role: 'service_role',
 };
 
-const UPSERT_BUCKET = `insert into storage.buckets (id, name, public, file_size_limit, allowed_mime_types)
-  values ($1, $1, $2, $3, case when $4::text::jsonb is null then null
-    else array(select jsonb_array_elements_text($4::text::jsonb)) end)
-  on conflict (id) do update set public = excluded.public,
-    file_size_limit = excluded.file_size_limit,
-    allowed_mime_types = excluded.allowed_mime_types, updated_at = now()`;
+/** A new bucket takes the settings given; an existing one changes only those given, as the CLI. */
+const UPSERT_BUCKET = `insert into storage.buckets as b (id, name, public, file_size_limit, allowed_mime_types)
+  values ($1, $1, coalesce($2::boolean, false), $3::bigint,
+    case when $4::text::jsonb is null then null
+      else array(select jsonb_array_elements_text($4::text::jsonb)) end)
+  on conflict (id) do update set public = coalesce($2::boolean, b.public),
+    file_size_limit = coalesce($3::bigint, b.file_size_limit),
+    allowed_mime_types = coalesce(excluded.allowed_mime_types, b.allowed_mime_types),
+    updated_at = now()`;
 
 const TYPES: Record<string, string> = {
   '.avif': 'image/avif',
@@ -160,7 +163,7 @@ export async function seedBuckets(
   for (const [name, b] of Object.entries(buckets)) {
     const mimes = b.allowedMimeTypes?.length ? JSON.stringify(b.allowedMimeTypes) : null;
     await asRequest(db, SERVICE.ctx, (tx) =>
-      tx.query(UPSERT_BUCKET, [name, b.public === true, b.fileSizeLimit ?? null, mimes]),
+      tx.query(UPSERT_BUCKET, [name, b.public ?? null, b.fileSizeLimit ?? null, mimes]),
     );
     if (!b.objectsPath) continue;
     for (const file of await filesOf(b.objectsPath)) {

@@ -182,6 +182,9 @@ describe(`config.toml buckets, seeds and function secrets (${databaseKind()})`, 
 
   it('a restart updates the buckets, keeps unchanged objects and does not seed again', async () => {
     const before = await admin(running()).storage.from('images').list('');
+    // A setting config.toml does not give is kept, as the CLI's update leaves it out.
+    const made = await admin(running()).storage.updateBucket('single', { public: true });
+    expect(made.error).toBeNull();
     await running().stop();
     server = null;
     await writeFile(join(root, 'config.toml'), config(false));
@@ -189,6 +192,7 @@ describe(`config.toml buckets, seeds and function secrets (${databaseKind()})`, 
     server = await start();
     const client = admin(server);
     expect((await client.storage.getBucket('images')).data?.public).toBe(false);
+    expect((await client.storage.getBucket('single')).data?.public).toBe(true);
     const after = await client.storage.from('images').list('');
     const hello = (list: typeof before) => list.data?.find((o) => o.name === 'hello.txt');
     expect(hello(after)?.id).toBe(hello(before)?.id);
