@@ -15,7 +15,7 @@ import type { BucketOptions } from '../config/options';
 import { asRequest, type Database } from '../db/index';
 import type { Caller } from './auth';
 import { type DiskStore, SizeLimitExceeded } from './disk';
-import { checkKey, checkMime } from './names';
+import { checkBucketName, checkKey, checkMime } from './names';
 import { bucketLimits, commitObject, findObject, sizeLimit } from './objects';
 
 const SERVICE: Caller = {
@@ -161,6 +161,11 @@ export async function seedBuckets(
 ): Promise<number> {
   let written = 0;
   for (const [name, b] of Object.entries(buckets)) {
+    try {
+      checkBucketName(name);
+    } catch {
+      throw new Error(`storage.buckets: ${JSON.stringify(name)} is not a valid bucket name`);
+    }
     const mimes = b.allowedMimeTypes?.length ? JSON.stringify(b.allowedMimeTypes) : null;
     await asRequest(db, SERVICE.ctx, (tx) =>
       tx.query(UPSERT_BUCKET, [name, b.public ?? null, b.fileSizeLimit ?? null, mimes]),

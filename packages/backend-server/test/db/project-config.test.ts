@@ -230,5 +230,8 @@ describe(`config.toml buckets, seeds and function secrets (${databaseKind()})`, 
     await expect(startTestServer({ projectDir: bad })).rejects.toThrow(
       /storage\.buckets\.images\.objects_path: .*page\.html could not be stored: .*mime/i,
     );
+    await expect(startTestServer({ storage: { buckets: { 'no/slash': {} } } })).rejects.toThrow(
+      'storage.buckets: "no/slash" is not a valid bucket name',
+    );
   });
 });
