@@ -12,6 +12,7 @@ export type {
 export type {
   AuthOptions,
   AuthRateLimits,
+  BucketOptions,
   ConsoleOptions,
   FunctionsOptions,
   ImageTransformationOptions,

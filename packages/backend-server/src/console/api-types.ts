@@ -27,7 +27,7 @@ export interface ConsoleSettings {
   dataDir: string | null;
   storageDir: string;
   migrationsDir: string | null;
-  seedFile: string | null;
+  seedFiles: string[];
   functionsDir: string | null;
   /** Auth settings; the SMTP URL without its password. */
   auth: Section & { siteUrl: string | null; smtpUrl: string | null };

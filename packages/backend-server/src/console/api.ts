@@ -50,7 +50,7 @@ function settings(ctx: ServerContext): ConsoleSettings {
     dataDir: config.dataDir,
     storageDir: config.storageDir,
     migrationsDir: config.migrationsDir,
-    seedFile: config.seedFile,
+    seedFiles: config.seedFiles,
     functionsDir: config.functionsDir,
     auth: { ...auth, smtpUrl: withoutPassword(smtpUrl) },
     rest: config.rest,

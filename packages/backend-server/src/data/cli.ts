@@ -8,6 +8,7 @@ import { createWriteStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { projectOptions } from '../config/project-toml';
 import { resolveVaultKey } from '../config/vault-key';
 import { VAULT_KEY_SETTING } from '../db/extensions/vault';
 import { type Database, openDatabase } from '../db/index';
@@ -26,9 +27,11 @@ export const DATA_HELP = `backend-server data commands
       The project's schema as SQL (default, as the hosted CLI), its rows (--data-only: the
       app's tables and the auth and storage rows), or both (--with-data). Restore with
       psql -f FILE or backend-server import FILE. Writes to stdout unless -f.
-  backend-server db reset [--migrations DIR] [--seed FILE | --no-seed] [DATABASE]
+  backend-server db reset [--project DIR] [--migrations DIR] [--seed FILE… | --no-seed] [DATABASE]
       A fresh database: every app schema and project row dropped, the migrations and the
-      seed applied again, the stored files removed.
+      seed applied again, the stored files removed. --project reads the migrations and
+      the seed files ([db.seed] sql_paths) of a project folder (hosted CLI layout); the
+      other flags win over it. --seed may be repeated (applied in order).
   backend-server db test [PATH…] [--project DIR] [DATABASE]
       Runs the pgTAP tests in PATH (files, or folders searched for *.sql and *.pg; default
       DIR/tests, DIR being --project or backend), each file in a transaction that is rolled
@@ -60,7 +63,7 @@ const OPTIONS = {
   'with-data': { type: 'boolean' },
   schema: { type: 'string', short: 's', multiple: true },
   migrations: { type: 'string' },
-  seed: { type: 'string' },
+  seed: { type: 'string', multiple: true },
   'no-seed': { type: 'boolean' },
   project: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -141,18 +144,21 @@ async function dump(values: Values): Promise<void> {
 }
 
 async function reset(values: Values): Promise<void> {
-  const migrationsDir = values.migrations ? resolve(values.migrations) : null;
-  const seedFile = values['no-seed'] || !values.seed ? null : resolve(values.seed);
+  const project = values.project ? await projectOptions(values.project) : {};
+  const given = values.migrations ?? project.migrationsDir;
+  const migrationsDir = given ? resolve(given) : null;
+  const seeds = values.seed?.length ? values.seed : [project.seedFile ?? []].flat();
+  const seedFiles = values['no-seed'] ? [] : seeds.map((file) => resolve(file));
   await withDatabase(values, async (db, storageDir) => {
     say('Resetting the database…');
     const done = await resetDatabase(db, {
       platformSql: platformScripts(),
       migrationsDir,
-      seedFile,
+      seedFiles,
       storageDir,
     });
     for (const file of done.migrations) say(`Applying migration ${file}…`);
-    if (done.seeded) say(`Seeding data from ${values.seed}…`);
+    if (done.seeded) for (const file of seedFiles) say(`Seeding data from ${file}…`);
     say(`Finished db reset${storageDir ? ' (stored files removed)' : ''}.`);
   });
 }
