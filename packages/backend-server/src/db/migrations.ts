@@ -1,6 +1,16 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { type Database, pgError } from './types';
+import { type Database, pgError, type Transaction } from './types';
+
+/**
+ * Servers sharing one PostgreSQL change its schema one at a time: the platform scripts, each
+ * migration and the seed run in transactions that take this lock first (a transaction-level
+ * advisory lock, released at commit, so it holds on a pooled connection too). PGlite has one
+ * connection and needs none.
+ */
+export async function lockSchema(db: Database, tx: Transaction): Promise<void> {
+  if (db.kind === 'postgres') await tx.query('select pg_advisory_xact_lock(5432154321)');
+}
 
 /** A migration or seed file that failed: names the file and carries the Postgres error. */
 export class MigrationError extends Error {
@@ -34,13 +44,22 @@ export async function applyMigrations(db: Database, dir: string): Promise<string
     if (done.has(version)) continue;
     const script = await readFile(join(dir, file), 'utf8');
     try {
-      await db.transaction(async (tx) => {
+      const ran = await db.transaction(async (tx) => {
+        await lockSchema(db, tx);
+        // Another server starting at the same moment may have applied it while we waited.
+        const again = await tx.query(
+          'select 1 from supabase_migrations.schema_migrations where version = $1',
+          [version],
+        );
+        if (again.rows.length > 0) return false;
         await tx.exec(script);
         await tx.query(
           'insert into supabase_migrations.schema_migrations (version, name) values ($1, $2)',
           [version, file],
         );
+        return true;
       });
+      if (!ran) continue;
     } catch (error) {
       throw new MigrationError(file, error);
     }
@@ -61,7 +80,10 @@ export async function applySeed(db: Database, files: string | readonly string[])
   const scripts = await Promise.all(list.map((file) => readFile(file, 'utf8')));
   let current = '';
   try {
-    await db.transaction(async (tx) => {
+    return await db.transaction(async (tx) => {
+      await lockSchema(db, tx);
+      const again = await tx.query('select 1 from supabase_migrations.seeds limit 1');
+      if (again.rows.length > 0) return false;
       for (const [i, script] of scripts.entries()) {
         current = basename(list[i] as string);
         await tx.exec(script);
@@ -70,9 +92,9 @@ export async function applySeed(db: Database, files: string | readonly string[])
           [current],
         );
       }
+      return true;
     });
   } catch (error) {
     throw new MigrationError(current, error);
   }
-  return true;
 }

@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { lockSchema } from './migrations';
 import { openPgliteThread } from './pglite-remote';
 import { findSnapshot, saveSnapshot } from './snapshot';
 import type { Database } from './types';
@@ -56,7 +57,7 @@ export async function platformVersion(platformSql: readonly string[]): Promise<s
 async function applyPlatform(db: Database, platformSql: readonly string[], version: string) {
   await db.transaction(async (tx) => {
     // One writer at a time when several servers share a PostgreSQL cluster.
-    if (db.kind === 'postgres') await tx.query('select pg_advisory_xact_lock(5432154321)');
+    await lockSchema(db, tx);
     for (const script of platformSql) await tx.exec(script);
     await tx.query(
       `insert into supabase_migrations.platform (id, version) values (true, $1)

@@ -16,20 +16,11 @@ export async function startTestServer(
   options: StartServerOptions = {},
   internals: StartServerInternals = {},
 ): Promise<RunningServer> {
-  const adminUrl = inject('postgresAdminUrl');
   let databaseUrl = options.databaseUrl;
   let dropDatabase: (() => Promise<void>) | null = null;
-  if (adminUrl && !databaseUrl) {
-    const name = `test_${randomBytes(6).toString('hex')}`;
-    const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`create database ${name}`);
-    await admin.end();
-    databaseUrl = adminUrl.replace(/\/postgres$/, `/${name}`);
-    dropDatabase = async () => {
-      const sql = postgres(adminUrl, { max: 1, onnotice: () => {} });
-      await sql.unsafe(`drop database if exists ${name} with (force)`);
-      await sql.end();
-    };
+  if (!databaseUrl) {
+    const fresh = await createTestDatabase();
+    if (fresh) ({ url: databaseUrl, drop: dropDatabase } = fresh);
   }
   const server = await startServer(
     { port: 0, ...options, ...(databaseUrl ? { databaseUrl } : {}) },
@@ -40,6 +31,30 @@ export async function startTestServer(
     async stop() {
       await server.stop();
       await dropDatabase?.();
+    },
+  };
+}
+
+/**
+ * A fresh database on the run's PostgreSQL cluster (null in the `pglite` project), for
+ * tests that start several servers on one database.
+ */
+export async function createTestDatabase(): Promise<{
+  url: string;
+  drop: () => Promise<void>;
+} | null> {
+  const adminUrl = inject('postgresAdminUrl');
+  if (!adminUrl) return null;
+  const name = `test_${randomBytes(6).toString('hex')}`;
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  await admin.end();
+  return {
+    url: adminUrl.replace(/\/postgres$/, `/${name}`),
+    drop: async () => {
+      const sql = postgres(adminUrl, { max: 1, onnotice: () => {} });
+      await sql.unsafe(`drop database if exists ${name} with (force)`);
+      await sql.end();
     },
   };
 }
