@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { pgError, type Queryable } from '../db/index';
 import { AuthError, internal, unprocessable } from './errors';
+import type { AuthHooks } from './hooks';
 
 /** Timestamps as the hosted service prints them (RFC 3339, UTC, microseconds). */
 export const iso = (column: string) =>
@@ -239,10 +240,14 @@ export function uniqueConflict(error: unknown): AuthError | null {
 
 /**
  * Creates a user by INSERTing into auth.users (so the app's triggers fire), plus its email
- * identity. A duplicate email → 422 `email_exists`; any other database error (e.g. a failing
+ * identity; with `hooks`, the before-user-created hook sees it first and may reject it. A duplicate email → 422 `email_exists`; any other database error (e.g. a failing
  * trigger) → 500 "Database error saving new user", the details kept on the server.
  */
-export async function insertUser(q: Queryable, user: NewUser): Promise<string> {
+export async function insertUser(
+  q: Queryable,
+  user: NewUser,
+  hooks?: Pick<AuthHooks, 'beforeUserCreated'>,
+): Promise<string> {
   const id = user.id ?? randomUUID();
   const provider =
     user.isAnonymous || user.external ? null : user.email ? 'email' : user.phone ? 'phone' : null;
@@ -250,6 +255,23 @@ export async function insertUser(q: Queryable, user: NewUser): Promise<string> {
     ...(provider ? { provider, providers: [provider] } : {}),
     ...(user.appMetadata ?? {}),
   };
+  if (hooks) {
+    // The user as it is about to be stored, for the before-user-created hook.
+    const now = new Date().toISOString();
+    await hooks.beforeUserCreated(q, {
+      id,
+      aud: 'authenticated',
+      role: user.role ?? 'authenticated',
+      email: user.email ?? '',
+      phone: user.phone ?? '',
+      app_metadata: appMetadata,
+      user_metadata: user.userMetadata ?? {},
+      identities: [],
+      created_at: now,
+      updated_at: now,
+      is_anonymous: user.isAnonymous ?? false,
+    });
+  }
   try {
     await q.query(
       `insert into auth.users (instance_id, id, aud, role, email, phone, encrypted_password,

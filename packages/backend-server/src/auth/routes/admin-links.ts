@@ -66,12 +66,16 @@ export function adminLinkRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
     const { mail, user } = await ctx.db.transaction(async (tx) => {
       const id =
         existing?.id ??
-        (await insertUser(tx, {
-          email,
-          passwordHash,
-          userMetadata: body.data ?? {},
-          invited: type === 'invite',
-        }));
+        (await insertUser(
+          tx,
+          {
+            email,
+            passwordHash,
+            userMetadata: body.data ?? {},
+            invited: type === 'invite',
+          },
+          ctx.hooks,
+        ));
       let prepared: OutgoingMail;
       if (type === 'signup' || type === 'invite') {
         prepared = await prepareConfirmation(tx, ctx, { id, email }, redirectTo, null, type);
@@ -114,7 +118,7 @@ export function adminLinkRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
     const { mail, user } = await ctx.db.transaction(async (tx) => {
       const id =
         existing?.id ??
-        (await insertUser(tx, { email, userMetadata: body.data ?? {}, invited: true }));
+        (await insertUser(tx, { email, userMetadata: body.data ?? {}, invited: true }, ctx.hooks));
       const prepared = await prepareConfirmation(
         tx,
         ctx,

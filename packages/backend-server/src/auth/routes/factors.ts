@@ -179,6 +179,10 @@ async function challenge(c: Context<AppEnv>, ctx: AuthContext) {
       template: mfa.phone.template,
       digits: mfa.phone.otpLength,
       failure: (reason) => internal(`error sending message: ${reason}`),
+      userId: caller.user.id,
+    }).catch((error) => {
+      // As GoTrue: a failing send-SMS hook of an MFA challenge is one generic error.
+      throw ctx.hooks.has('sendSms') ? internal('error invoking hook', error) : error;
     });
     otpHash = tokenHash(phone, sent.otp);
   } else {
@@ -299,9 +303,21 @@ async function verify(c: Context<AppEnv>, ctx: AuthContext) {
         factor.type === 'totp'
           ? totpValid(factor.secret ?? '', code)
           : found.otp_code !== null && found.otp_code === tokenHash(factor.phone ?? '', code);
+      const attempt = await ctx.hooks.mfaVerificationAttempt(tx, {
+        userId: caller.user.id,
+        factorId: factor.id,
+        factorType: factor.type,
+        valid,
+      });
+      if (attempt.reject) {
+        // As GoTrue: a rejected attempt signs the user out everywhere (committed).
+        await tx.query('delete from auth.sessions where user_id = $1', [caller.user.id]);
+        return new AuthError(403, 'mfa_verification_rejected', attempt.message);
+      }
       if (!valid) {
         const what = factor.type === 'totp' ? 'TOTP' : 'MFA Phone';
-        throw unprocessable('mfa_verification_failed', `Invalid ${what} code entered`);
+        // Returned, not thrown: what the verification hook wrote is kept (it commits).
+        return unprocessable('mfa_verification_failed', `Invalid ${what} code entered`);
       }
       await tx.query('update auth.mfa_challenges set verified_at = now() where id = $1', [
         challengeId,
@@ -309,7 +325,8 @@ async function verify(c: Context<AppEnv>, ctx: AuthContext) {
       return raiseToAal2(tx, ctx, caller.sessionId, factor);
     })
     .then((outcome) => {
-      // An expired challenge is deleted (committed) before the error is reported.
+      // An expired challenge is deleted, a failed or rejected attempt recorded (committed)
+      // before the error is reported.
       if (outcome instanceof AuthError) throw outcome;
       return c.json(outcome);
     });

@@ -52,7 +52,11 @@ async function otp(c: Context<AppEnv>, ctx: AuthContext, legacy: boolean) {
   const mail = await ctx.db.transaction(async (tx) => {
     const id =
       user?.id ??
-      (await insertUser(tx, { email, userMetadata: body.data ?? {}, emailConfirmed: autoconfirm }));
+      (await insertUser(
+        tx,
+        { email, userMetadata: body.data ?? {}, emailConfirmed: autoconfirm },
+        ctx.hooks,
+      ));
     const confirmed = user ? !!user.email_confirmed_at : autoconfirm;
     // Unconfirmed users get the signup confirmation, which signs them in as well.
     if (!confirmed && !autoconfirm) {

@@ -130,12 +130,16 @@ export async function phoneSignup(c: Context<AppEnv>, ctx: AuthContext, body: Ph
   const result = await ctx.db.transaction(async (tx) => {
     const id =
       existing?.id ??
-      (await insertUser(tx, {
-        phone,
-        passwordHash,
-        userMetadata: body.data ?? {},
-        phoneConfirmed: sms.autoconfirm,
-      }));
+      (await insertUser(
+        tx,
+        {
+          phone,
+          passwordHash,
+          userMetadata: body.data ?? {},
+          phoneConfirmed: sms.autoconfirm,
+        },
+        ctx.hooks,
+      ));
     if (code) {
       await storePhoneCode(tx, id, code);
       const user = await findUserById(tx, id);
@@ -167,14 +171,15 @@ export async function phoneOtp(
     // A new or unconfirmed number gets the sign-up confirmation code (which signs in too).
     const code = await sendPhoneCode(ctx, userId, phone, 'confirmation', channel);
     await ctx.db.transaction(async (tx) => {
-      const id = userId ?? (await insertUser(tx, { phone, userMetadata: body.data ?? {} }));
+      const id =
+        userId ?? (await insertUser(tx, { phone, userMetadata: body.data ?? {} }, ctx.hooks));
       await storePhoneCode(tx, id, code);
     });
     return c.json({});
   }
   if (!userId) {
     userId = await ctx.db.transaction((tx) =>
-      insertUser(tx, { phone, userMetadata: body.data ?? {}, phoneConfirmed: true }),
+      insertUser(tx, { phone, userMetadata: body.data ?? {}, phoneConfirmed: true }, ctx.hooks),
     );
   } else if (!existing?.phone_confirmed_at) {
     await confirmPhone(ctx.db, userId);

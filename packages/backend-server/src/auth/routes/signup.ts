@@ -35,7 +35,11 @@ export function signupRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
       }
       ctx.limiter.hit('signupPerIp', ip);
       const session = await ctx.db.transaction(async (tx) => {
-        const id = await insertUser(tx, { isAnonymous: true, userMetadata: body.data ?? {} });
+        const id = await insertUser(
+          tx,
+          { isAnonymous: true, userMetadata: body.data ?? {} },
+          ctx.hooks,
+        );
         return startSession(tx, ctx, id, 'anonymous', { userAgent: userAgent(c) });
       });
       return c.json(session);
@@ -82,12 +86,16 @@ export function signupRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
       // An unconfirmed existing user is not changed (their identity is not proven yet).
       const id =
         existing?.id ??
-        (await insertUser(tx, {
-          email,
-          passwordHash,
-          userMetadata: body.data ?? {},
-          emailConfirmed: autoconfirm,
-        }));
+        (await insertUser(
+          tx,
+          {
+            email,
+            passwordHash,
+            userMetadata: body.data ?? {},
+            emailConfirmed: autoconfirm,
+          },
+          ctx.hooks,
+        ));
       if (autoconfirm) {
         if (existing) await confirmEmail(tx, id);
         return startSession(tx, ctx, id, 'password', { userAgent: userAgent(c) });
