@@ -82,10 +82,14 @@ export function signWebhook(secrets: readonly string[], id: string, ts: number, 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((done) => {
     const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      done();
-    });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        done();
+      },
+      { once: true },
+    );
   });
 
 const timeoutError = () =>

@@ -52,6 +52,8 @@ beforeAll(async () => {
       if (!signedWith(SECRET, req.headers, raw)) return json(401, { message: 'bad signature' });
       const body = JSON.parse(raw) as Record<string, never>;
       calls.push({ path: req.url ?? '', headers: req.headers, body });
+      // Never answers: the backend gives up after its time limit.
+      if (req.url === '/slow') return;
       const email = String((body.user as { email?: string } | undefined)?.email ?? '');
       if (req.url === '/before-user-created') {
         if (email.endsWith('@blocked.test')) {
@@ -87,12 +89,14 @@ beforeAll(async () => {
         beforeUserCreated: { uri: `${hooksUrl}/before-user-created`, secrets: SECRET },
         sendSms: { uri: `${hooksUrl}/send-sms`, secrets: WRONG_SECRET },
         passwordVerificationAttempt: { uri: closedUrl, secrets: SECRET },
+        mfaVerificationAttempt: { uri: `${hooksUrl}/slow`, secrets: SECRET },
       },
     },
   });
 });
 afterAll(async () => {
   await server?.stop();
+  endpoint?.closeAllConnections();
   await new Promise<void>((done) => (endpoint ? endpoint.close(() => done()) : done()));
 });
 
@@ -177,5 +181,24 @@ describe(`auth hooks as HTTP endpoints (${databaseKind()})`, () => {
     expect(error?.status).toBe(422);
     expect(error?.code).toBe('hook_timeout_after_retry');
     expect(error?.message).toBe('Failed to reach hook after maximum retries');
+  }, 30_000);
+
+  it('an endpoint that does not answer in time gives hook_timeout', async () => {
+    const { session } = await confirmedUser();
+    const supabase = client(server);
+    await supabase.auth.setSession({
+      access_token: session?.access_token ?? '',
+      refresh_token: session?.refresh_token ?? '',
+    });
+    const enrolled = await supabase.auth.mfa.enroll({ factorType: 'totp' });
+    expect(enrolled.error).toBeNull();
+    const { error } = await supabase.auth.mfa.challengeAndVerify({
+      factorId: enrolled.data?.id ?? '',
+      code: '000000',
+    });
+    expect(error?.status).toBe(422);
+    expect(error?.code).toBe('hook_timeout');
+    expect(error?.message).toBe('Failed to reach hook within maximum time of 5.000000 seconds');
+    expect(callsFor('/slow', enrolled.data?.id ?? '')).toHaveLength(1);
   }, 30_000);
 });
