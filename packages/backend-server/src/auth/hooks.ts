@@ -108,8 +108,8 @@ export interface AuthHooks {
     q: Queryable,
     input: { userId: string; claims: Record<string, unknown>; method: string },
   ): Promise<Record<string, unknown>>;
-  /** Before a user is inserted (in `q`): the hook may reject it with `{ error }`. */
-  beforeUserCreated(q: Queryable, user: Record<string, unknown>): Promise<void>;
+  /** Before a user is inserted (in `q`, or on its own): the hook may reject it with `{ error }`. */
+  beforeUserCreated(q: Queryable | null, user: Record<string, unknown>): Promise<void>;
   /** Hands a mail to the send-email hook instead of the mailer. */
   sendEmail(user: Record<string, unknown>, emailData: EmailData): Promise<void>;
   /** Hands a code to the send-SMS hook instead of the SMS provider. */

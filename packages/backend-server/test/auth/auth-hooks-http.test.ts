@@ -44,7 +44,7 @@ beforeAll(async () => {
     req.on('data', (chunk) => {
       raw += chunk;
     });
-    req.on('end', () => {
+    req.on('end', async () => {
       const json = (status: number, body: unknown) => {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(body));
@@ -56,6 +56,13 @@ beforeAll(async () => {
       if (req.url === '/slow') return;
       const email = String((body.user as { email?: string } | undefined)?.email ?? '');
       if (req.url === '/before-user-created') {
+        // The hook reads the database while the sign-up waits (as an edge function would):
+        // the backend runs it outside the transaction that creates the user.
+        const { rows } = await server.db.query<{ n: number }>(
+          'select count(*)::int as n from auth.users where email = $1',
+          [email],
+        );
+        if (rows[0]?.n !== 0) return json(409, { message: 'already there' });
         if (email.endsWith('@blocked.test')) {
           return json(200, { error: { http_code: 400, message: 'Not from that domain' } });
         }
