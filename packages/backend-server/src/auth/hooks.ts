@@ -117,9 +117,9 @@ export interface AuthHooks {
     user: Record<string, unknown> | null,
     sms: { otp: string; phone: string; sms_type?: string },
   ): Promise<void>;
-  /** After checking an MFA code (in `q`): `reject` when the hook decided so. */
+  /** After checking an MFA code (in `q`, or on its own): `reject` when the hook decided so. */
   mfaVerificationAttempt(
-    q: Queryable,
+    q: Queryable | null,
     input: { userId: string; factorId: string; factorType: string; valid: boolean },
   ): Promise<AttemptDecision>;
   /** After checking a password: `reject` when the hook decided so. */

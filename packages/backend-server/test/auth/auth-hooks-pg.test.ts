@@ -172,6 +172,32 @@ describe(`auth hooks as Postgres functions (${databaseKind()})`, () => {
     ).toEqual(['signup', 'recovery']);
   });
 
+  it('send-email: one call per email change, with the codes of both addresses', async () => {
+    const { email, supabase } = await confirmedUser();
+    const next = uniqueEmail('next');
+    expect((await supabase.auth.updateUser({ email: next })).error).toBeNull();
+    const changes = (await events('send_email', next)).map((e) => e.payload.email_data ?? {});
+    expect(changes).toHaveLength(1);
+    const data = changes[0] ?? {};
+    expect(data.email_action_type).toBe('email_change');
+    // GoTrue's pairing: `token` is the current address's code, `token_new` the new one's.
+    const half = await client(server).auth.verifyOtp({
+      email,
+      token: data.token ?? '',
+      type: 'email_change',
+    });
+    expect(half.error).toBeNull();
+    const done = await supabase.auth.verifyOtp({
+      email: next,
+      token: data.token_new ?? '',
+      type: 'email_change',
+    });
+    expect(done.error).toBeNull();
+    expect(done.data.user?.email).toBe(next);
+    expect(await mailsTo(server, next)).toEqual([]);
+    expect(await mailsTo(server, email)).toEqual([]);
+  });
+
   it('before-user-created sees the new user and can reject the sign-up', async () => {
     const email = uniqueEmail('fine');
     const ok = await client(server).auth.signUp({ email, password: 'hook-password' });
