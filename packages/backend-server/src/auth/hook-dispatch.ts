@@ -41,9 +41,12 @@ function answeredError(parsed: unknown): AuthError | null {
   return hookError(status, message);
 }
 
-/** Parses a hook's answer: null for none; GoTrue's errors for a bad one or an `error` member. */
+/**
+ * Parses a hook's answer: null for none (SQL null, HTTP 204); GoTrue's errors for a bad one
+ * (an empty HTTP body too) or an `error` member.
+ */
 function parseAnswer(text: string | null): unknown {
-  if (text === null || text === '') return null;
+  if (text === null) return null;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -67,6 +67,14 @@ beforeAll(async () => {
           return json(200, { error: { http_code: 400, message: 'Not from that domain' } });
         }
         if (email.startsWith('crash-')) return json(500, { message: 'boom' });
+        if (email.startsWith('text-')) {
+          res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+          return;
+        }
+        if (email.startsWith('empty-')) {
+          res.writeHead(200, { 'content-type': 'application/json' }).end();
+          return;
+        }
         res.writeHead(204).end();
         return;
       }
@@ -171,6 +179,21 @@ describe(`auth hooks as HTTP endpoints (${databaseKind()})`, () => {
       code: 'unexpected_failure',
       message: 'Unexpected status code returned from hook: 500',
     });
+    const signUp = (tag: string) =>
+      client(server).auth.signUp({
+        email: `${tag}-${randomBytes(4).toString('hex')}@example.com`,
+        password: 'pw-123456',
+      });
+    const text = await signUp('text');
+    expect(text.error?.status).toBe(400);
+    expect(text.error?.code).toBe('hook_payload_invalid_content_type');
+    expect(text.error?.message).toBe('Invalid JSON response. Received content-type: text/plain');
+    const empty = await api(server, '/signup', {
+      method: 'POST',
+      json: { email: `empty-${randomBytes(4).toString('hex')}@example.com`, password: 'pw-123456' },
+    });
+    expect(empty.status).toBe(500);
+    expect(await empty.json()).toMatchObject({ message: 'Error unmarshaling JSON output.' });
   });
 
   it('a signature made with another secret is refused by the endpoint (401 → 500)', async () => {
