@@ -13,6 +13,8 @@ const Storage = lazy(() => import('./screens/Storage'));
 const Mail = lazy(() => import('./screens/Mail'));
 const Logs = lazy(() => import('./screens/Logs'));
 const Realtime = lazy(() => import('./screens/Realtime'));
+const Cron = lazy(() => import('./screens/Cron'));
+const Queues = lazy(() => import('./screens/Queues'));
 
 const SCREENS = [
   { path: 'tables', title: 'Tables', Screen: Tables },
@@ -22,6 +24,8 @@ const SCREENS = [
   { path: 'mail', title: 'Mail', Screen: Mail },
   { path: 'logs', title: 'Logs', Screen: Logs },
   { path: 'realtime', title: 'Realtime', Screen: Realtime },
+  { path: 'cron', title: 'Cron', Screen: Cron },
+  { path: 'queues', title: 'Queues', Screen: Queues },
 ] as const;
 
 export function App({

@@ -36,8 +36,9 @@ Options of start:
   --data-dir DIR        keep the database and stored files in DIR (default: in memory)
   --database-url URL    use this PostgreSQL server (postgres://…) instead of embedded PGlite
   --migrations DIR      apply DIR/*.sql in name order, once each
-  --seed FILE           SQL applied once, on a fresh database
+  --seed FILE           SQL applied once, on a fresh database (repeat for several, in order)
   --functions DIR       serve DIR/<name>/index.ts at /functions/v1/<name>
+  --env-file FILE       the functions' env (dotenv) instead of DIR/.env of --functions
   --jwt-secret S        legacy HS256 secret (default: the local tooling's secret)
   --signing-keys FILE   JWT signing keys: a JSON list of JWKs (gen signing-key --append)
   --vault-key-file FILE Vault's key, 64 hex digits (default: DIR/vault.key of --data-dir)
@@ -57,7 +58,7 @@ Options of start:
   -h, --help            show this help
 
 Data commands (see backend-server db --help):
-  backend-server db dump | db reset | migration new NAME | export PATH | import PATH
+  backend-server db dump | db reset | db test | migration new NAME | export PATH | import PATH
 `;
 
 const OPTIONS = {
@@ -67,8 +68,9 @@ const OPTIONS = {
   'data-dir': { type: 'string' },
   'database-url': { type: 'string' },
   migrations: { type: 'string' },
-  seed: { type: 'string' },
+  seed: { type: 'string', multiple: true },
   functions: { type: 'string' },
+  'env-file': { type: 'string' },
   'jwt-secret': { type: 'string' },
   'signing-keys': { type: 'string' },
   'vault-key-file': { type: 'string' },
@@ -209,7 +211,7 @@ async function main(argv: string[]): Promise<number> {
     ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}),
     ...(values['database-url'] ? { databaseUrl: values['database-url'] } : {}),
     ...(values.migrations ? { migrationsDir: values.migrations } : {}),
-    ...(values.seed ? { seedFile: values.seed } : {}),
+    ...(values.seed?.length ? { seedFile: values.seed } : {}),
     ...(values.functions ? { functionsDir: values.functions } : {}),
     ...(values['jwt-secret'] ? { jwtSecret: values['jwt-secret'] } : {}),
     ...(values['signing-keys'] ? { signingKeys: await readKeyList(values['signing-keys']) } : {}),
@@ -236,6 +238,7 @@ async function main(argv: string[]): Promise<number> {
       ...(values['console-remote'] ? { remote: true } : {}),
       ...(values['console-password'] ? { password: values['console-password'] } : {}),
     },
+    ...(values['env-file'] ? { functions: { envFile: values['env-file'] } } : {}),
     ...(values.import ? { importFile: values.import } : {}),
     log: values.log ?? false,
   });

@@ -132,7 +132,7 @@ export async function startServer(
       await importProject(db, config.storageDir, options.importFile, platformSql);
     }
     if (config.migrationsDir) await applyMigrations(db, config.migrationsDir);
-    if (config.seedFile) await applySeed(db, config.seedFile);
+    await applySeed(db, config.seedFiles);
     await exposeQueues(db, config.rest.schemas);
     cron = await startCronScheduler(db, {
       log: (message) => config.log && console.log(`[backend-server] ${message}`),

@@ -13,6 +13,7 @@ export type {
 export type {
   AuthOptions,
   AuthRateLimits,
+  BucketOptions,
   ConsoleOptions,
   FunctionsOptions,
   ImageTransformationOptions,

@@ -170,9 +170,19 @@ export interface FunctionsOptions {
   /**
    * Secrets every function's `Deno.env` carries, as `supabase secrets set` gives them on a
    * hosted project (e.g. `{ DRIVE_SITE_URL: 'http://127.0.0.1:5173' }`). They win over
-   * `<functionsDir>/.env`; names starting with `SUPABASE_` are reserved and refused.
+   * the env file (`envFile`, else `<functionsDir>/.env`), which wins over the project's
+   * `[edge_runtime.secrets]`; names starting with `SUPABASE_` are reserved and refused.
    */
   env?: Record<string, string>;
+  /**
+   * The functions' env file (dotenv format) instead of `<functionsDir>/.env`, as the hosted
+   * CLI's `functions serve --env-file`. Read again when it changes; names starting with
+   * `SUPABASE_` are skipped.
+   *
+   * @example
+   * startServer({ projectDir: 'backend', functions: { envFile: 'backend/.env.test' } });
+   */
+  envFile?: string;
 }
 
 /** Realtime (Phoenix channels) settings. */
@@ -193,6 +203,34 @@ export interface StorageOptions {
   signedUploadExpiry?: number;
   /** Image transformations (`/storage/v1/render/image/…`). */
   imageTransformation?: ImageTransformationOptions;
+  /**
+   * Buckets made (or updated to the settings given) at every start, after the migrations:
+   * the hosted `[storage.buckets.<name>]`. With `objectsPath`, the files under that folder (or
+   * that one file) are uploaded into the bucket, keyed by their path relative to it,
+   * replacing objects of the same key, as the hosted CLI's `seed buckets`.
+   *
+   * @example
+   * startServer({ storage: { buckets: {
+   *   avatars: { public: true, fileSizeLimit: 5 * 1024 ** 2, allowedMimeTypes: ['image/*'] },
+   *   docs: { objectsPath: 'backend/seed-files/docs' },
+   * } } });
+   */
+  buckets?: Record<string, BucketOptions>;
+}
+
+/**
+ * One bucket of {@link StorageOptions.buckets}. A setting left out is, as with the hosted
+ * CLI, the default for a new bucket and unchanged on an existing one.
+ */
+export interface BucketOptions {
+  /** Objects readable without a token. Default false. */
+  public?: boolean;
+  /** Upload limit of the bucket in bytes. Default none (the server-wide limit). */
+  fileSizeLimit?: number | null;
+  /** MIME types the bucket accepts (`image/png`, `image/*`). Default any. */
+  allowedMimeTypes?: string[] | null;
+  /** A folder (or one file) whose files are uploaded into the bucket at start. */
+  objectsPath?: string;
 }
 
 /** Limits of image transformations; the defaults are the hosted service's. */
@@ -258,8 +296,15 @@ export interface StartServerOptions {
   vaultKey?: string;
   /** Directory of `*.sql` migrations applied in name order. */
   migrationsDir?: string;
-  /** SQL file applied once on a fresh database. */
-  seedFile?: string;
+  /**
+   * SQL seed file, or files applied in order, once on a fresh database (each in the same
+   * transaction, recorded in `supabase_migrations.seeds`). A project's `[db.seed] sql_paths`
+   * gives the list; this option wins over it.
+   *
+   * @example
+   * startServer({ seedFile: ['backend/seeds/01_users.sql', 'backend/seeds/02_files.sql'] });
+   */
+  seedFile?: string | readonly string[];
   /** Directory of functions (`<name>/index.ts`). */
   functionsDir?: string;
   /**

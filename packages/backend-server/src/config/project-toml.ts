@@ -11,6 +11,9 @@ import { parse as parseToml } from 'smol-toml';
 import { authHooksFromToml } from './auth-hooks';
 import { type ExternalOptions, NAMED_PROVIDERS } from './external-providers';
 import type { AuthOptions, StartServerOptions } from './options';
+import { projectBuckets } from './project-buckets';
+import { projectEnv } from './project-env';
+import { seedFiles } from './project-seeds';
 
 /** Explicit options over a project's: top-level values, and the keys of each group. */
 export function mergeOptions(
@@ -29,9 +32,14 @@ type Table = Record<string, unknown>;
 
 /**
  * Parses a hosted CLI `config.toml`: TOML, with `"env(NAME)"` strings replaced by that
- * environment variable (absent when it is not set). Throws naming the file on a syntax error.
+ * variable of `env` (absent when it is not set; default the process environment, see
+ * project-env.ts for a project's). Throws naming the file on a syntax error.
  */
-export function parseProjectToml(text: string, source = 'config.toml'): Table {
+export function parseProjectToml(
+  text: string,
+  source = 'config.toml',
+  env: Record<string, string | undefined> = process.env,
+): Table {
   let parsed: Table;
   try {
     parsed = parseToml(text) as Table;
@@ -41,7 +49,7 @@ export function parseProjectToml(text: string, source = 'config.toml'): Table {
   const substitute = (value: unknown): unknown => {
     if (typeof value === 'string') {
       const name = /^env\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)$/.exec(value)?.[1];
-      return name ? process.env[name] : value;
+      return name ? env[name] : value;
     }
     if (Array.isArray(value)) return value.map(substitute);
     if (value && typeof value === 'object' && !(value instanceof Date)) {
@@ -62,6 +70,41 @@ export function functionVerifyJwt(toml: Table): Record<string, boolean> {
     if (typeof verify === 'boolean') result[name] = verify;
   }
   return result;
+}
+
+/**
+ * `[edge_runtime.secrets]` of a parsed `config.toml`, as the hosted CLI gives them to
+ * functions: names upper-cased, values after `env(NAME)` substitution (a secret whose
+ * variable is not set is left out), names starting with `SUPABASE_` skipped.
+ */
+export function edgeRuntimeSecrets(toml: Table, file = 'config.toml'): Record<string, string> {
+  const secrets = (toml.edge_runtime as Table | undefined)?.secrets;
+  if (secrets === undefined) return {};
+  if (!secrets || typeof secrets !== 'object' || Array.isArray(secrets))
+    throw new Error(`${file}: edge_runtime.secrets must be a table of NAME = "value"`);
+  const result: Record<string, string> = {};
+  for (const [name, value] of Object.entries(secrets as Table)) {
+    if (value === undefined || value === '') continue;
+    if (typeof value !== 'string')
+      throw new Error(`${file}: edge_runtime.secrets.${name} must be a string`);
+    const upper = name.toUpperCase();
+    if (!upper.startsWith('SUPABASE_')) result[upper] = value;
+  }
+  return result;
+}
+
+/** `[db.seed] sql_paths` (default `./seed.sql`) as files under `root`. */
+function projectSeeds(paths: unknown[] | undefined, root: string, file: string): string[] {
+  if (paths === undefined) return seedFiles(['./seed.sql'], root, () => {});
+  if (!paths.every((p): p is string => typeof p === 'string'))
+    throw new Error(`${file}: db.seed.sql_paths must be a list of file paths or glob patterns`);
+  try {
+    return seedFiles(paths, root, (message) =>
+      console.warn(`${file}: db.seed.sql_paths: ${message}`),
+    );
+  } catch (error) {
+    throw new Error(`${file}: db.seed.sql_paths: ${(error as Error).message}`);
+  }
 }
 
 /** Bytes of a CLI size (`"50MiB"`, `"5GB"`, `1048576`); units are binary, as the CLI reads them. */
@@ -111,8 +154,8 @@ function externalProviders(toml: Table, file: string): ExternalOptions | undefin
 /**
  * The options a project folder (hosted CLI layout) gives: its `migrations/`, `functions/`
  * and seed file, and the `config.toml` settings this server understands — `[api] port`,
- * `schemas`, `max_rows`; `[db.migrations] enabled`; `[db.seed] enabled`, `sql_paths` (one
- * file); `[auth] site_url`, `additional_redirect_urls`, `jwt_expiry`,
+ * `schemas`, `max_rows`; `[db.migrations] enabled`; `[db.seed] enabled`, `sql_paths` (files and
+ * glob patterns, see project-seeds.ts); `[auth] site_url`, `additional_redirect_urls`, `jwt_expiry`,
  * `refresh_token_reuse_interval`, `enable_anonymous_sign_ins`, `minimum_password_length`;
  * `enable_manual_linking`; `[auth.external.<name>]` (see {@link externalProviders});
  * `[auth.email] enable_confirmations`, `secure_password_change`, `otp_expiry`;
@@ -120,14 +163,17 @@ function externalProviders(toml: Table, file: string): ExternalOptions | undefin
  * `[auth.passkey] enabled`; `[auth.webauthn] rp_id`, `rp_display_name`, `rp_origins`;
  * `[auth.mfa.web_authn] enroll_enabled`, `verify_enabled`;
  * `[auth.hook.<name>] enabled`, `uri`, `secrets` (see `authHooksFromToml`);
- * `[storage] file_size_limit`; `[functions.<name>] verify_jwt` (read while running). Other
- * keys are ignored.
+ * `[storage] file_size_limit`; `[storage.buckets.<name>]` (see {@link projectBuckets});
+ * `[functions.<name>] verify_jwt` and `[edge_runtime.secrets]` (both read while running;
+ * see {@link edgeRuntimeSecrets}). Other keys are ignored.
  */
 export async function projectOptions(dir: string): Promise<StartServerOptions> {
   const root = resolve(dir);
   if (!existsSync(root)) throw new Error(`Project folder ${root} does not exist`);
   const file = join(root, 'config.toml');
-  const toml = existsSync(file) ? parseProjectToml(await readFile(file, 'utf8'), file) : {};
+  const toml = existsSync(file)
+    ? parseProjectToml(await readFile(file, 'utf8'), file, projectEnv(root))
+    : {};
   const get = <T>(path: string, type: 'string' | 'number' | 'boolean' | 'array'): T | undefined => {
     let value: unknown = toml;
     for (const part of path.split('.')) value = (value as Table | undefined)?.[part];
@@ -147,11 +193,8 @@ export async function projectOptions(dir: string): Promise<StartServerOptions> {
     options.migrationsDir = join(root, 'migrations');
   }
   if (get('db.seed.enabled', 'boolean') !== false) {
-    const paths = get<string[]>('db.seed.sql_paths', 'array') ?? ['./seed.sql'];
-    if (paths.length > 1)
-      throw new Error(`${file}: db.seed.sql_paths: this server applies one seed file`);
-    const seed = paths[0] ? resolve(root, paths[0]) : null;
-    if (seed && existsSync(seed)) options.seedFile = seed;
+    const seeds = projectSeeds(get<unknown[]>('db.seed.sql_paths', 'array'), root, file);
+    if (seeds.length > 0) options.seedFile = seeds;
   }
   if (existsSync(join(root, 'functions'))) options.functionsDir = join(root, 'functions');
   const confirmations = get<boolean>('auth.email.enable_confirmations', 'boolean');
@@ -201,5 +244,9 @@ export async function projectOptions(dir: string): Promise<StartServerOptions> {
       fileSizeLimit: sizeInBytes(size as string | number, 'storage.file_size_limit'),
     };
   }
+  const buckets = projectBuckets(toml, root, file);
+  if (buckets) options.storage = { ...options.storage, buckets };
+  // Checked now, so a bad value stops the start; functions read them while running.
+  edgeRuntimeSecrets(toml, file);
   return options;
 }

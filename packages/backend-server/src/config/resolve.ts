@@ -3,6 +3,7 @@
  * project folder's `config.toml`) into the `ServerConfig` every service reads.
  */
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -18,6 +19,7 @@ import {
 } from './keys';
 import type {
   AuthRateLimits,
+  BucketOptions,
   ConsoleOptions,
   FunctionsOptions,
   ImageTransformationOptions,
@@ -86,7 +88,7 @@ export async function resolveConfig(given: StartServerOptions = {}): Promise<Ser
     storageDirIsTemp: !dataDir,
     databaseUrl: options.databaseUrl ?? null,
     migrationsDir: abs(options.migrationsDir),
-    seedFile: abs(options.seedFile),
+    seedFiles: seedList(options.seedFile),
     functionsDir: abs(options.functionsDir),
     jwtSecret,
     signingKeys,
@@ -136,6 +138,7 @@ export async function resolveConfig(given: StartServerOptions = {}): Promise<Ser
       uploadExpiry: options.storage?.uploadExpiry ?? 24 * 60 * 60,
       signedUploadExpiry: options.storage?.signedUploadExpiry ?? 60,
       imageTransformation: resolveImageTransformation(options.storage?.imageTransformation ?? {}),
+      buckets: resolveBuckets(options.storage?.buckets ?? {}),
     },
     console: resolveConsole(options.console ?? {}),
     log: options.log ?? false,
@@ -183,5 +186,31 @@ function resolveFunctions(options: FunctionsOptions): ServerConfig['functions'] 
         ? { all: verify, byName: {} }
         : { all: null, byName: { ...(verify ?? {}) } },
     env,
+    envFile: abs(options.envFile),
   };
+}
+
+/** `seedFile`: one file or a list, as absolute paths. */
+function seedList(given: StartServerOptions['seedFile']): string[] {
+  const list = typeof given === 'string' ? [given] : [...(given ?? [])];
+  return list.map((file) => resolve(file));
+}
+
+/** `storage.buckets`, checked, with absolute `objectsPath`s. */
+function resolveBuckets(buckets: Record<string, BucketOptions>): Record<string, BucketOptions> {
+  const out: Record<string, BucketOptions> = {};
+  for (const [name, b] of Object.entries(buckets)) {
+    const key = `storage.buckets.${name}`;
+    const limit = b.fileSizeLimit;
+    if (limit !== undefined && limit !== null && !(Number.isSafeInteger(limit) && limit >= 0))
+      throw new Error(`${key}.fileSizeLimit must be a number of bytes`);
+    const mimes = b.allowedMimeTypes;
+    if (mimes !== undefined && mimes !== null && !Array.isArray(mimes))
+      throw new Error(`${key}.allowedMimeTypes must be a list of MIME types`);
+    const objectsPath = b.objectsPath ? resolve(b.objectsPath) : undefined;
+    if (objectsPath && !existsSync(objectsPath))
+      throw new Error(`${key}.objectsPath: ${objectsPath} does not exist`);
+    out[name] = { ...b, ...(objectsPath ? { objectsPath } : {}) };
+  }
+  return out;
 }

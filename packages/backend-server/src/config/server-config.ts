@@ -8,6 +8,7 @@ import type { ResolvedExternal } from './external-providers';
 import type {
   AuthOptions,
   AuthRateLimits,
+  BucketOptions,
   ImageTransformationOptions,
   RealtimeOptions,
   RestOptions,
@@ -30,7 +31,8 @@ export interface ServerConfig {
   storageDirIsTemp: boolean;
   databaseUrl: string | null;
   migrationsDir: string | null;
-  seedFile: string | null;
+  /** Seed files in the order they run (empty: no seed). */
+  seedFiles: string[];
   functionsDir: string | null;
   jwtSecret: string;
   /** The signing keys every service verifies with (shared, so rotations reach all). */
@@ -70,8 +72,10 @@ export interface ServerConfig {
     external: ResolvedExternal;
   };
   rest: Required<RestOptions>;
-  storage: Required<Omit<StorageOptions, 'imageTransformation'>> & {
+  storage: Required<Omit<StorageOptions, 'imageTransformation' | 'buckets'>> & {
     imageTransformation: Required<ImageTransformationOptions>;
+    /** Buckets made or updated at start (absolute `objectsPath`). */
+    buckets: Record<string, BucketOptions>;
   };
   realtime: Required<RealtimeOptions>;
   functions: {
@@ -81,8 +85,10 @@ export interface ServerConfig {
     cpuTimeMs: number;
     /** Global default (null: not set) and per-name overrides. */
     verifyJwt: { all: boolean | null; byName: Record<string, boolean> };
-    /** Secrets for every function's env (over `<functionsDir>/.env`). */
+    /** Secrets for every function's env (over the env file). */
     env: Record<string, string>;
+    /** The env file given (`functions.envFile`), else null: `<functionsDir>/.env`. */
+    envFile: string | null;
   };
   console: {
     enabled: boolean;

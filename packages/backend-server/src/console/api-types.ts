@@ -27,7 +27,7 @@ export interface ConsoleSettings {
   dataDir: string | null;
   storageDir: string;
   migrationsDir: string | null;
-  seedFile: string | null;
+  seedFiles: string[];
   functionsDir: string | null;
   /** Auth settings; the SMTP URL without its password. */
   auth: Section & { siteUrl: string | null; smtpUrl: string | null };
@@ -233,3 +233,81 @@ export interface LogsResponse {
  * (`[]` now and then to keep the stream open).
  */
 export type LogBatch = LogEntry[];
+
+/** A pg_cron job with its last run. Times are ISO 8601 texts. */
+export interface CronJob {
+  jobid: string;
+  jobname: string | null;
+  schedule: string;
+  command: string;
+  database: string;
+  username: string;
+  active: boolean;
+  /** The newest run: `running`, `succeeded`, `failed` (pg_cron's statuses). */
+  lastRun: { status: string | null; start_time: string | null; end_time: string | null } | null;
+  /** When the scheduler runs it next (UTC schedule); null when paused or `@reboot`. */
+  nextRun: string | null;
+}
+
+/** `GET /cron`: pg_cron's jobs, or `installed: false` when the extension is not created. */
+export interface CronResponse {
+  installed: boolean;
+  jobs: CronJob[];
+}
+
+/** `GET /cron/jobs/:id/runs`: a run of a job from `cron.job_run_details`, newest first. */
+export interface CronRun {
+  runid: string;
+  status: string | null;
+  return_message: string | null;
+  start_time: string | null;
+  end_time: string | null;
+  durationMs: number | null;
+}
+
+/** `POST /cron/jobs/:id/run`: the run that was made (it has finished). */
+export interface CronRunResponse {
+  run: CronRun;
+}
+
+/** A pgmq queue with its metrics. */
+export interface QueueSummary {
+  name: string;
+  unlogged: boolean;
+  created_at: string;
+  /** Messages in the queue (visible or not). */
+  length: number;
+  /** Seconds since the oldest / newest message in the queue was sent; null when empty. */
+  oldestAgeSec: number | null;
+  newestAgeSec: number | null;
+  /** Messages ever sent to it. */
+  totalMessages: number;
+}
+
+/** `GET /queues`: pgmq's queues, or `installed: false` when the extension is not created. */
+export interface QueuesResponse {
+  installed: boolean;
+  queues: QueueSummary[];
+}
+
+/** A message of a queue (or of its archive, with `archived_at`). Times are ISO 8601 texts. */
+export interface QueueMessage {
+  msg_id: string;
+  read_ct: number;
+  enqueued_at: string;
+  /** Until when it is invisible to readers (its visibility timeout). */
+  vt: string;
+  archived_at?: string;
+  message: unknown;
+}
+
+/** `GET /queues/:name/messages[?archive=1]`: the oldest messages (at most 100) and the count. */
+export interface QueueMessages {
+  messages: QueueMessage[];
+  total: number;
+}
+
+/** `POST /queues/:name/send`: the new message's id. */
+export interface QueueSendResponse {
+  msg_id: string;
+}

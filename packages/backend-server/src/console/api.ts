@@ -1,4 +1,4 @@
-import { type Context, Hono } from 'hono';
+import { Hono } from 'hono';
 import { devToolsFor } from '../logs/index';
 import { outboxFor } from '../mail/index';
 import type { AppEnv, ServerContext } from '../service-module';
@@ -21,24 +21,13 @@ import type {
   TableResponse,
 } from './api-types';
 import { listTables, readRows, setRls, tableDetail } from './catalog';
+import { cronRoutes } from './cron';
+import { badRequest, jsonBody } from './http';
+import { queueRoutes } from './queues';
 import { runSql } from './sql';
 
 /** Largest SQL script the console accepts (bytes). */
 const MAX_SCRIPT = 1024 * 1024;
-
-async function jsonBody(c: Context<AppEnv>): Promise<Record<string, unknown> | null> {
-  try {
-    const value = (await c.req.json()) as unknown;
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : null;
-  } catch {
-    return null;
-  }
-}
-
-const badRequest = (c: Context<AppEnv>, message: string) =>
-  c.json({ message } satisfies ApiError, 400);
 
 /** An SMTP URL without its password. */
 function withoutPassword(url: string | null): string | null {
@@ -61,7 +50,7 @@ function settings(ctx: ServerContext): ConsoleSettings {
     dataDir: config.dataDir,
     storageDir: config.storageDir,
     migrationsDir: config.migrationsDir,
-    seedFile: config.seedFile,
+    seedFiles: config.seedFiles,
     functionsDir: config.functionsDir,
     auth: { ...auth, smtpUrl: withoutPassword(smtpUrl) },
     rest: config.rest,
@@ -238,6 +227,9 @@ export function consoleApi(ctx: ServerContext): { routes: Hono<AppEnv>; close():
     tools.log.clear();
     return c.body(null, 204);
   });
+
+  api.route('/cron', cronRoutes(db));
+  api.route('/queues', queueRoutes(db));
 
   api.notFound((c) => c.json({ message: 'No such console API' } satisfies ApiError, 404));
   return {

@@ -6,7 +6,7 @@
  *
  * Each run is claimed in the database first (`cron.job_claim`: one row per job, the last due
  * time claimed; an upsert that only succeeds for a later due time and when no run of the job
- * is still running). Replicas of the server on one PostgreSQL all wake for the same due time
+ * is still running), after a lock on the job's row, which a manual run takes too. Replicas of the server on one PostgreSQL all wake for the same due time
  * and the row lock lets exactly one claim it; a job whose previous run is still going is not
  * started again. The command runs in a transaction as the job's `username` (`set local
  * role`): its changes commit when it succeeds; when it fails they are rolled back and the run
@@ -73,6 +73,21 @@ const CLAIM_SQL = /* sql */ `
   select jobid, pg_backend_pid(), $3, $4, $5, 'running', clock_timestamp() from claim
   returning runid::text as runid`;
 
+/**
+ * Taken before a run is claimed, scheduled or manual, in the claim's transaction: the claim's
+ * own statement then starts after any other claim of the job committed, so its check that no
+ * run is going sees that run (one statement's snapshot would not).
+ */
+const LOCK_SQL = 'select 1 from cron.job where jobid = $1::bigint for update';
+
+/** Runs `sql` after the job's lock, in one transaction; resolves its rows. */
+async function claimRun<T>(db: Database, sql: string, params: unknown[]): Promise<T[]> {
+  return await db.transaction(async (tx) => {
+    await tx.query(LOCK_SQL, [params[0]]);
+    return (await tx.query<T>(sql, params)).rows as T[];
+  });
+}
+
 const FINISH_SQL = /* sql */ `
   update cron.job_run_details
      set status = $2, return_message = $3, end_time = clock_timestamp()
@@ -110,6 +125,70 @@ function statusOf(command: string, result: QueryResult | null): string {
   if (['UPDATE', 'DELETE', 'MERGE', 'SELECT', 'COPY', 'MOVE', 'FETCH'].includes(verb))
     return `${verb} ${result.affectedRows}`;
   return verb;
+}
+
+/** Runs a job's command once as its `username`, in a transaction; its run's `return_message`. */
+async function runCommand(
+  db: Database,
+  job: Pick<Job, 'command' | 'database' | 'username' | 'current'>,
+): Promise<string> {
+  if (job.current !== job.database)
+    throw new Error(`database "${job.database}" is not available to this server's scheduler`);
+  return db.transaction(async (tx) => {
+    await tx.query(`set local role ${quoteIdent(job.username)}`);
+    await tx.query('savepoint cron_command');
+    try {
+      return statusOf(job.command, await tx.query(job.command));
+    } catch (error) {
+      // Several statements (PGlite's driver refuses them in one query): a script, whose
+      // status is its last statement's verb.
+      if (!/cannot insert multiple commands/.test((error as Error).message)) throw error;
+      await tx.query('rollback to savepoint cron_command');
+      await tx.exec(job.command);
+      return statusOf(lastStatement(job.command), null);
+    }
+  });
+}
+
+const MANUAL_SQL = /* sql */ `
+  insert into cron.job_run_details
+    (jobid, job_pid, database, username, command, status, start_time)
+  select j.jobid, pg_backend_pid(), j.database, j.username, j.command, 'running', clock_timestamp()
+    from cron.job j
+   where j.jobid = $1::bigint
+     and not exists (select 1 from cron.job_run_details r
+                      where r.jobid = j.jobid and r.status in ('starting', 'running'))
+  returning runid::text as runid, database, username, command, current_database() as current`;
+
+/**
+ * Runs a job once now, outside its schedule (the console's "Run now"), as the scheduler runs
+ * it: as the job's `username`, recorded in `cron.job_run_details`. Its schedule is not
+ * changed. Resolves the run's id once it has finished, or null when there is no such job or
+ * a run of it is still going (the scheduler does not start a job twice either).
+ *
+ * @example
+ * await runJobNow(db, '1'); // '12': see cron.job_run_details where runid = 12
+ */
+export async function runJobNow(db: Database, jobid: string): Promise<string | null> {
+  const rows = await claimRun<{
+    runid: string;
+    database: string;
+    username: string;
+    command: string;
+    current: string;
+  }>(db, MANUAL_SQL, [jobid]);
+  const run = rows[0];
+  if (!run) return null;
+  let status = 'succeeded';
+  let message: string;
+  try {
+    message = await runCommand(db, run);
+  } catch (error) {
+    status = 'failed';
+    message = (error as Error).message;
+  }
+  await db.query(FINISH_SQL, [run.runid, status, message]);
+  return run.runid;
 }
 
 /** Starts the scheduler on `db`; jobs scheduled later (or by a later migration) are picked up. */
@@ -160,15 +239,13 @@ export async function startCronScheduler(
   const execute = async (job: Job, due: number) => {
     let claimed: { runid: string }[];
     try {
-      claimed = (
-        await db.query<{ runid: string }>(CLAIM_SQL, [
-          job.jobid,
-          new Date(due).toISOString(),
-          job.database,
-          job.username,
-          job.command,
-        ])
-      ).rows;
+      claimed = await claimRun<{ runid: string }>(db, CLAIM_SQL, [
+        job.jobid,
+        new Date(due).toISOString(),
+        job.database,
+        job.username,
+        job.command,
+      ]);
     } catch (error) {
       // The extension was dropped, or the job deleted in between: look again.
       void reload();
@@ -179,31 +256,12 @@ export async function startCronScheduler(
     let status = 'succeeded';
     let message: string | null;
     try {
-      message = await runCommand(job);
+      message = await runCommand(db, job);
     } catch (error) {
       status = 'failed';
       message = (error as Error).message;
     }
     await db.query(FINISH_SQL, [runid, status, message]);
-  };
-
-  const runCommand = async (job: Job): Promise<string> => {
-    if (job.current !== job.database)
-      throw new Error(`database "${job.database}" is not available to this server's scheduler`);
-    return db.transaction(async (tx) => {
-      await tx.query(`set local role ${quoteIdent(job.username)}`);
-      await tx.query('savepoint cron_command');
-      try {
-        return statusOf(job.command, await tx.query(job.command));
-      } catch (error) {
-        // Several statements (PGlite's driver refuses them in one query): a script, whose
-        // status is its last statement's verb.
-        if (!/cannot insert multiple commands/.test((error as Error).message)) throw error;
-        await tx.query('rollback to savepoint cron_command');
-        await tx.exec(job.command);
-        return statusOf(lastStatement(job.command), null);
-      }
-    });
   };
 
   const load = async () => {

@@ -1,5 +1,6 @@
 /**
- * The data commands of the CLI: `db dump`, `db reset`, `migration new`, `export`, `import`.
+ * The data commands of the CLI: `db dump`, `db reset`, `db test`, `migration new`, `export`,
+ * `import`.
  * Each opens the database of `--data-dir` (embedded) or `--database-url` itself, holding
  * the data directory's lock so no server runs on it meanwhile.
  */
@@ -7,10 +8,12 @@ import { createWriteStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { projectOptions } from '../config/project-toml';
 import { resolveVaultKey } from '../config/vault-key';
 import { VAULT_KEY_SETTING } from '../db/extensions/vault';
 import { type Database, openDatabase } from '../db/index';
 import { platformScripts } from '../server';
+import { defaultTestPaths, findTestFiles, runDbTests } from './db-test';
 import { dumpDatabase } from './dump';
 import { lockDataDir } from './lock';
 import { newMigration } from './migration';
@@ -24,9 +27,16 @@ export const DATA_HELP = `backend-server data commands
       The project's schema as SQL (default, as the hosted CLI), its rows (--data-only: the
       app's tables and the auth and storage rows), or both (--with-data). Restore with
       psql -f FILE or backend-server import FILE. Writes to stdout unless -f.
-  backend-server db reset [--migrations DIR] [--seed FILE | --no-seed] [DATABASE]
+  backend-server db reset [--project DIR] [--migrations DIR] [--seed FILE… | --no-seed] [DATABASE]
       A fresh database: every app schema and project row dropped, the migrations and the
-      seed applied again, the stored files removed.
+      seed applied again, the stored files removed. --project reads the migrations and
+      the seed files ([db.seed] sql_paths) of a project folder (hosted CLI layout); the
+      other flags win over it. --seed may be repeated (applied in order).
+  backend-server db test [PATH…] [--project DIR] [DATABASE]
+      Runs the pgTAP tests in PATH (files, or folders searched for *.sql and *.pg; default
+      DIR/tests, DIR being --project or backend), each file in a transaction that is rolled
+      back, printing their TAP and a summary as pg_prove does; exits 1 when a test fails.
+      pgTAP is created for the run (with schema extensions) when the database lacks it.
   backend-server migration new NAME [--migrations DIR]
       Creates DIR/<UTC timestamp>_NAME.sql (default DIR: backend/migrations), with what
       is piped to the command, if anything.
@@ -53,8 +63,9 @@ const OPTIONS = {
   'with-data': { type: 'boolean' },
   schema: { type: 'string', short: 's', multiple: true },
   migrations: { type: 'string' },
-  seed: { type: 'string' },
+  seed: { type: 'string', multiple: true },
   'no-seed': { type: 'boolean' },
+  project: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -133,19 +144,31 @@ async function dump(values: Values): Promise<void> {
 }
 
 async function reset(values: Values): Promise<void> {
-  const migrationsDir = values.migrations ? resolve(values.migrations) : null;
-  const seedFile = values['no-seed'] || !values.seed ? null : resolve(values.seed);
+  const project = values.project ? await projectOptions(values.project) : {};
+  const given = values.migrations ?? project.migrationsDir;
+  const migrationsDir = given ? resolve(given) : null;
+  const seeds = values.seed?.length ? values.seed : [project.seedFile ?? []].flat();
+  const seedFiles = values['no-seed'] ? [] : seeds.map((file) => resolve(file));
   await withDatabase(values, async (db, storageDir) => {
     say('Resetting the database…');
     const done = await resetDatabase(db, {
       platformSql: platformScripts(),
       migrationsDir,
-      seedFile,
+      seedFiles,
       storageDir,
     });
     for (const file of done.migrations) say(`Applying migration ${file}…`);
-    if (done.seeded) say(`Seeding data from ${values.seed}…`);
+    if (done.seeded) for (const file of seedFiles) say(`Seeding data from ${file}…`);
     say(`Finished db reset${storageDir ? ' (stored files removed)' : ''}.`);
+  });
+}
+
+/** `db test`: resolves to the exit code (1 when a test file failed). */
+async function test(paths: string[], values: Values): Promise<number> {
+  const files = await findTestFiles(paths.length > 0 ? paths : defaultTestPaths(values.project));
+  return withDatabase(values, async (db) => {
+    const result = await runDbTests(db, files, (line) => process.stdout.write(`${line}\n`));
+    return result.ok ? 0 : 1;
   });
 }
 
@@ -204,6 +227,7 @@ export async function runDataCommand(argv: string[]): Promise<number> {
   try {
     if (command === 'db' && sub === 'dump') await dump(values);
     else if (command === 'db' && sub === 'reset') await reset(values);
+    else if (command === 'db' && sub === 'test') return await test(positionals.slice(2), values);
     else if (command === 'migration' && sub === 'new' && arg) {
       const dir = resolve(values.migrations ?? 'backend/migrations');
       const path = await newMigration(dir, arg, await readStdin());

@@ -7,7 +7,8 @@ import { wipeDatabase } from './wipe';
 export interface ResetOptions {
   platformSql: readonly string[];
   migrationsDir?: string | null;
-  seedFile?: string | null;
+  /** Seed files, applied in order. */
+  seedFiles?: readonly string[];
   /** Where stored files are; emptied. */
   storageDir?: string | null;
 }
@@ -38,6 +39,6 @@ export async function resetDatabase(
     }
   }
   const migrations = options.migrationsDir ? await applyMigrations(db, options.migrationsDir) : [];
-  const seeded = options.seedFile ? await applySeed(db, options.seedFile) : false;
+  const seeded = await applySeed(db, options.seedFiles ?? []);
   return { migrations, seeded };
 }

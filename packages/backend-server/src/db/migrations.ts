@@ -50,20 +50,29 @@ export async function applyMigrations(db: Database, dir: string): Promise<string
 }
 
 /**
- * Runs a seed file once per database (recorded in `supabase_migrations.seeds`), in one
- * transaction. Returns whether it ran.
+ * Runs the seed files once per database (recorded in `supabase_migrations.seeds`), in order,
+ * in one transaction: a failing file changes nothing and is named. Returns whether they ran.
  */
-export async function applySeed(db: Database, file: string): Promise<boolean> {
+export async function applySeed(db: Database, files: string | readonly string[]): Promise<boolean> {
+  const list = typeof files === 'string' ? [files] : files;
+  if (list.length === 0) return false;
   const { rows } = await db.query('select 1 from supabase_migrations.seeds limit 1');
   if (rows.length > 0) return false;
-  const script = await readFile(file, 'utf8');
+  const scripts = await Promise.all(list.map((file) => readFile(file, 'utf8')));
+  let current = '';
   try {
     await db.transaction(async (tx) => {
-      await tx.exec(script);
-      await tx.query('insert into supabase_migrations.seeds (name) values ($1)', [basename(file)]);
+      for (const [i, script] of scripts.entries()) {
+        current = basename(list[i] as string);
+        await tx.exec(script);
+        await tx.query(
+          'insert into supabase_migrations.seeds (name) values ($1) on conflict (name) do nothing',
+          [current],
+        );
+      }
     });
   } catch (error) {
-    throw new MigrationError(basename(file), error);
+    throw new MigrationError(current, error);
   }
   return true;
 }

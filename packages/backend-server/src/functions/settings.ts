@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parseEnv } from 'node:util';
 import type { ServerConfig } from '../config/index';
-import { functionVerifyJwt, parseProjectToml } from '../config/project-toml';
+import { projectEnv } from '../config/project-env';
+import { edgeRuntimeSecrets, functionVerifyJwt, parseProjectToml } from '../config/project-toml';
 import { stamp } from './compile';
 
 /**
@@ -37,7 +38,7 @@ class WatchedFile<T> {
   }
 }
 
-/** Entries of `functionsDir/.env`; names starting with `SUPABASE_` are reserved and skipped. */
+/** Entries of the functions' env file (`functionsDir/.env`); names starting with `SUPABASE_` are reserved and skipped. */
 export function parseDotEnv(text: string): Record<string, string> {
   const parsed = parseEnv(text) as Record<string, string>;
   const result: Record<string, string> = {};
@@ -47,14 +48,21 @@ export function parseDotEnv(text: string): Record<string, string> {
   return result;
 }
 
+/** What the functions read from `config.toml`. */
+interface TomlSettings {
+  verifyJwt: Record<string, boolean>;
+  secrets: Record<string, string>;
+}
+
 /**
  * Per-function settings that live in files next to the functions and may change while the
  * server runs: `verify_jwt` (options, then the project's `config.toml`, else
- * `<functionsDir>/../config.toml`) and the env
- * (the platform's variables, then the `functions.env` option, then `<functionsDir>/.env`).
+ * `<functionsDir>/../config.toml`) and the env, lowest first: that `config.toml`'s
+ * `[edge_runtime.secrets]`, the env file (`functions.envFile`, else `<functionsDir>/.env`),
+ * the `functions.env` option, the platform's variables.
  */
 export class FunctionSettings {
-  private readonly toml: WatchedFile<Record<string, boolean>>;
+  private readonly toml: WatchedFile<TomlSettings>;
   private readonly dotenv: WatchedFile<Record<string, string>>;
 
   constructor(private readonly config: ServerConfig) {
@@ -62,19 +70,35 @@ export class FunctionSettings {
     // The project's config.toml, else the one beside the functions folder (the CLI layout).
     const toml = config.projectDir ?? (dir ? dirname(dir) : null);
     const path = toml ? join(toml, 'config.toml') : null;
-    this.toml = new WatchedFile(path, (text) => parseVerifyJwt(text, path ?? undefined), {});
-    this.dotenv = new WatchedFile(dir ? join(dir, '.env') : null, parseDotEnv, {});
+    this.toml = new WatchedFile(
+      path,
+      (text) => {
+        const parsed = parseProjectToml(
+          text,
+          path ?? undefined,
+          toml ? projectEnv(toml) : undefined,
+        );
+        return {
+          verifyJwt: functionVerifyJwt(parsed),
+          secrets: edgeRuntimeSecrets(parsed, path ?? undefined),
+        };
+      },
+      { verifyJwt: {}, secrets: {} },
+    );
+    const envFile = config.functions.envFile ?? (dir ? join(dir, '.env') : null);
+    this.dotenv = new WatchedFile(envFile, parseDotEnv, {});
   }
 
   async verifyJwt(name: string): Promise<boolean> {
     const { all, byName } = this.config.functions.verifyJwt;
-    return byName[name] ?? (await this.toml.get())[name] ?? all ?? true;
+    return byName[name] ?? (await this.toml.get()).verifyJwt[name] ?? all ?? true;
   }
 
-  /** The env a function's worker starts with; the platform's variables win over `.env`. */
+  /** The env a function's worker starts with; the platform's variables win over the rest. */
   async env(): Promise<Record<string, string>> {
     const { config } = this;
     return {
+      ...(await this.toml.get()).secrets,
       ...(await this.dotenv.get()),
       ...config.functions.env,
       SUPABASE_URL: config.url,

@@ -7,6 +7,7 @@ import { createRenderer, type Renderer } from './render';
 import { RenderCache } from './render-cache';
 import { storageRoutes } from './router';
 import { STORAGE_SQL } from './schema';
+import { seedBuckets } from './seed-buckets';
 import { createTus, sweepTus } from './tus';
 
 /**
@@ -33,6 +34,14 @@ export const storageService: ServiceModule = {
     const sweptTus = await sweepTus(disk.tus, config.storage.uploadExpiry * 1000);
     if (swept + sweptTus > 0)
       ctx.log(`storage: swept ${swept} orphan files, ${sweptTus} stale uploads`);
+    // The configured buckets (config.toml's [storage.buckets.*]) and their objects_path files.
+    const seeded = await seedBuckets(
+      db,
+      disk,
+      config.storage.buckets,
+      config.storage.fileSizeLimit,
+    );
+    if (seeded > 0) ctx.log(`storage: uploaded ${seeded} files of the configured buckets`);
     const images = config.storage.imageTransformation;
     let render: Renderer | null = null;
     if (images.enabled) {

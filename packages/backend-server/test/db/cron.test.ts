@@ -2,9 +2,11 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runJobNow } from '../../src/cron/scheduler';
 import { exportProject } from '../../src/data/portable';
 import { type RunningServer, startServer } from '../../src/server';
 import { databaseKind, startTestServer } from '../support/server';
+import { until } from '../support/until';
 
 // A project's migration as written for a hosted project (the hosted documentation installs
 // pg_cron in pg_catalog), with a job that counts its runs.
@@ -19,19 +21,6 @@ interface Run {
   return_message: string | null;
   start_time: string | null;
   end_time: string | null;
-}
-
-async function until<T>(
-  read: () => Promise<T | null | undefined | false>,
-  ms = 15_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (value) return value;
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 describe(`pg_cron (${databaseKind()})`, () => {
@@ -204,6 +193,20 @@ describe(`pg_cron (${databaseKind()})`, () => {
       expect(Date.parse(done[i]?.start_time as string)).toBeGreaterThanOrEqual(
         Date.parse(done[i - 1]?.end_time as string),
       );
+  });
+
+  it('starts one run of a job however many manual runs are asked for at once', async () => {
+    // Paused, so only the manual runs below start it; on PostgreSQL they race on the pool's
+    // connections, and the job's lock lets one of them through while it runs.
+    const { rows } = await server.db.query<{ id: string }>(
+      `select cron.schedule('manual', '0 0 1 1 *', 'select pg_sleep(0.5)')::text as id`,
+    );
+    const id = rows[0]?.id as string;
+    await server.db.query('select cron.alter_job($1::bigint, active := false)', [id]);
+    const started = await Promise.all(Array.from({ length: 4 }, () => runJobNow(server.db, id)));
+    expect(started.filter((runid) => runid !== null)).toHaveLength(1);
+    expect((await runs('manual')).map((r) => r.status)).toEqual(['succeeded']);
+    await server.db.query(`select cron.unschedule('manual')`);
   });
 
   it.skipIf(databaseKind() === 'pglite')(

@@ -1,4 +1,6 @@
-import { rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/index';
 import { type ImportMap, mapSpecifier, stripJsonc } from '../../src/functions/import-map';
@@ -101,6 +103,33 @@ describe('functions: env and verify_jwt precedence', () => {
     const closed = await resolveConfig({ functions: { verifyJwt: false } });
     await rm(closed.storageDir, { recursive: true, force: true });
     expect(await new FunctionSettings(closed).verifyJwt('any')).toBe(false);
+  });
+
+  it('takes functions.envFile instead of functions/.env, over [edge_runtime.secrets], and reads both again when they change', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'functions-env-'));
+    await mkdir(join(root, 'functions'));
+    await writeFile(join(root, 'functions', '.env'), 'FROM_DEFAULT_FILE=1\n');
+    await writeFile(join(root, 'custom.env'), 'SHARED=file\nFILE_ONLY=yes\n');
+    await writeFile(
+      join(root, 'config.toml'),
+      '[edge_runtime.secrets]\nshared = "toml"\ntoml_only = "t"\n',
+    );
+    const config = await resolveConfig({
+      projectDir: root,
+      functions: { envFile: join(root, 'custom.env') },
+    });
+    await rm(config.storageDir, { recursive: true, force: true });
+    const settings = new FunctionSettings(config);
+    const env = await settings.env();
+    expect(env).toMatchObject({ SHARED: 'file', FILE_ONLY: 'yes', TOML_ONLY: 't' });
+    expect(env.FROM_DEFAULT_FILE).toBeUndefined();
+    // A later stamp: the file is read again.
+    await writeFile(
+      join(root, 'config.toml'),
+      '[edge_runtime.secrets]\ntoml_only = "changed"\n# a longer file\n',
+    );
+    expect((await settings.env()).TOML_ONLY).toBe('changed');
+    await rm(root, { recursive: true, force: true });
   });
 });
 

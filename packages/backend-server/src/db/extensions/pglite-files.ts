@@ -2,7 +2,8 @@
  * Extensions on PGlite, written into its in-memory file system when it opens, so a plain
  * `create extension` finds them: every contrib bundle PGlite ships (`<name>.tar.gz` next to
  * its code: control file, SQL scripts and the WASM module, loaded by Postgres when the
- * extension is created) and the server's own extensions (./provided.ts).
+ * extension is created), the server's own extensions (./provided.ts), and pgTAP when this
+ * machine's PostgreSQL installation has it (./pgtap.ts).
  */
 import { readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -12,6 +13,7 @@ import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import type { PGlite } from '@electric-sql/pglite';
 import { filesOf } from '../../data/tar';
+import { hostPgtapFiles } from './pgtap';
 import { extensionFiles, PROVIDED_EXTENSIONS } from './provided';
 
 interface EmscriptenFs {
@@ -59,7 +61,7 @@ export async function loadExtensionFiles(): Promise<ExtensionFile[]> {
       data: f.text,
     })),
   );
-  return [...bundles.flat(), ...provided];
+  return [...bundles.flat(), ...provided, ...hostPgtapFiles()];
 }
 
 /** Writes the files into PGlite's file system (the server's own always, others if absent). */

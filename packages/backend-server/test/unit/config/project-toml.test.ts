@@ -2,7 +2,12 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseProjectToml, projectOptions, sizeInBytes } from '../../../src/config/project-toml';
+import {
+  edgeRuntimeSecrets,
+  parseProjectToml,
+  projectOptions,
+  sizeInBytes,
+} from '../../../src/config/project-toml';
 
 async function project(files: Record<string, string>): Promise<string> {
   const root = await mkdtemp(join(tmpdir(), 'project-'));
@@ -68,7 +73,7 @@ describe('config.toml (hosted CLI layout)', () => {
       projectDir: root,
       port: 54400,
       migrationsDir: join(root, 'migrations'),
-      seedFile: join(root, 'seed.sql'),
+      seedFile: [join(root, 'seed.sql')],
       functionsDir: join(root, 'functions'),
       rest: { schemas: ['public', 'api'], maxRows: 500 },
       auth: {
@@ -114,11 +119,90 @@ describe('config.toml (hosted CLI layout)', () => {
     );
     const broken = await project({ 'config.toml': '[api\nport = 1\n' });
     await expect(projectOptions(broken)).rejects.toThrow(join(broken, 'config.toml'));
-    const two = await project({ 'config.toml': '[db.seed]\nsql_paths = ["a.sql", "b.sql"]\n' });
-    await expect(projectOptions(two)).rejects.toThrow('this server applies one seed file');
+    const seeds = await project({ 'config.toml': '[db.seed]\nsql_paths = ["a.sql", 2]\n' });
+    await expect(projectOptions(seeds)).rejects.toThrow(
+      `${join(seeds, 'config.toml')}: db.seed.sql_paths must be a list of file paths or glob patterns`,
+    );
     await expect(projectOptions(join(tmpdir(), 'no-such-project-dir'))).rejects.toThrow(
       'does not exist',
     );
+  });
+
+  it('refuses bad [storage.buckets.*] and [edge_runtime.secrets], naming the file and key', async () => {
+    const cases: [string, string][] = [
+      ['[storage.buckets.pics]\npublic = "yes"\n', 'storage.buckets.pics.public must be a boolean'],
+      [
+        '[storage.buckets.pics]\nfile_size_limit = "50 parsecs"\n',
+        'storage.buckets.pics.file_size_limit must be a size such as "50MiB", not "50 parsecs"',
+      ],
+      [
+        '[storage.buckets.pics]\nallowed_mime_types = ["png"]\n',
+        'storage.buckets.pics.allowed_mime_types must be a list of MIME types',
+      ],
+      [
+        '[storage.buckets.pics]\nobjects_path = "./nowhere"\n',
+        'storage.buckets.pics.objects_path: ',
+      ],
+      [
+        '[storage.buckets."a/b"]\npublic = true\n',
+        'storage.buckets.a/b: "a/b" is not a valid bucket name',
+      ],
+      ['[edge_runtime.secrets]\nPORT = 5\n', 'edge_runtime.secrets.PORT must be a string'],
+    ];
+    for (const [toml, message] of cases) {
+      const root = await project({ 'config.toml': toml });
+      await expect(projectOptions(root)).rejects.toThrow(
+        `${join(root, 'config.toml')}: ${message}`,
+      );
+    }
+    const missing = await project({
+      'config.toml': '[storage.buckets.pics]\nobjects_path = "./nowhere"\n',
+    });
+    await expect(projectOptions(missing)).rejects.toThrow(
+      `${join(missing, 'nowhere')} does not exist`,
+    );
+  });
+
+  it('reads buckets, seed globs and secrets as the hosted CLI does', async () => {
+    const root = await project({
+      'config.toml': `
+        [db.seed]
+        sql_paths = ["./seeds/b/*.sql", "./seeds/*.sql", "seeds/a.sql", "./none/*.sql"]
+        [storage]
+        file_size_limit = "10MiB"
+        [storage.buckets.pics]
+        public = true
+        allowed_mime_types = ["image/*"]
+        objects_path = "./files"
+        [storage.buckets.docs]
+        file_size_limit = "5MB"
+      `,
+      'seeds/b/z.sql': '',
+      'seeds/b.sql': '',
+      'seeds/a.sql': '',
+      'seeds/a.txt': '',
+      'files/x.txt': '',
+    });
+    const options = await projectOptions(root);
+    expect(options.seedFile).toEqual(
+      ['seeds/b/z.sql', 'seeds/a.sql', 'seeds/b.sql'].map((f) => join(root, f)),
+    );
+    expect(options.storage).toEqual({
+      fileSizeLimit: 10 * 1024 ** 2,
+      buckets: {
+        pics: {
+          public: true,
+          fileSizeLimit: 10 * 1024 ** 2,
+          allowedMimeTypes: ['image/*'],
+          objectsPath: join(root, 'files'),
+        },
+        docs: { fileSizeLimit: 5 * 1024 ** 2 },
+      },
+    });
+    const toml = parseProjectToml(
+      '[edge_runtime.secrets]\nstripe_key = "sk_test"\nsupabase_thing = "x"\nempty = ""\n',
+    );
+    expect(edgeRuntimeSecrets(toml)).toEqual({ STRIPE_KEY: 'sk_test' });
   });
 
   it('reads enabled external providers it implements, and manual linking', async () => {
