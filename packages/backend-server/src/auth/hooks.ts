@@ -117,11 +117,13 @@ export interface AuthHooks {
     user: Record<string, unknown> | null,
     sms: { otp: string; phone: string; sms_type?: string },
   ): Promise<void>;
-  /** After checking an MFA code (in `q`, or on its own): `reject` when the hook decided so. */
-  mfaVerificationAttempt(
-    q: Queryable | null,
-    input: { userId: string; factorId: string; factorType: string; valid: boolean },
-  ): Promise<AttemptDecision>;
+  /** After checking an MFA code (outside the verify transaction): `reject` when the hook says so. */
+  mfaVerificationAttempt(input: {
+    userId: string;
+    factorId: string;
+    factorType: string;
+    valid: boolean;
+  }): Promise<AttemptDecision>;
   /** After checking a password: `reject` when the hook decided so. */
   passwordVerificationAttempt(input: { userId: string; valid: boolean }): Promise<AttemptDecision>;
 }
@@ -187,11 +189,11 @@ export function createHooks(db: Database, hooks: ResolvedHooks): AuthHooks {
     async sendSms(user, sms) {
       await run('sendSms', null, 'send-sms', { ...(user ? { user } : {}), sms });
     },
-    async mfaVerificationAttempt(q, input) {
+    async mfaVerificationAttempt(input) {
       if (!hooks.mfaVerificationAttempt) {
         return { reject: false, message: '', shouldLogoutUser: false };
       }
-      const answer = await run('mfaVerificationAttempt', q, 'mfa-verification', {
+      const answer = await run('mfaVerificationAttempt', null, 'mfa-verification', {
         user_id: input.userId,
         factor_id: input.factorId,
         factor_type: input.factorType,

@@ -305,7 +305,7 @@ async function verify(c: Context<AppEnv>, ctx: AuthContext) {
   if ('session' in outcome) return c.json(outcome.session);
   // A code: the verification hook decides outside the transaction, as GoTrue's runs.
   const { factor, challengeId, valid } = outcome.attempt;
-  const decision = await ctx.hooks.mfaVerificationAttempt(null, {
+  const decision = await ctx.hooks.mfaVerificationAttempt({
     userId: caller.user.id,
     factorId: factor.id,
     factorType: factor.type,
