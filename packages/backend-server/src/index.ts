@@ -4,6 +4,8 @@
  */
 export type {
   AuthOptions,
+  HookOption,
+  HookOptions,
   PasskeyOptions,
   RestOptions,
   ServerConfig,

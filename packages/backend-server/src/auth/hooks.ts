@@ -1,16 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import { parseHookUri } from '../config/hook-uri';
-import type { Queryable } from '../db/index';
-import { AuthError } from './errors';
-
-/** The role GoTrue connects as: Postgres hooks run as it, so it needs EXECUTE on them. */
-export const HOOK_ROLE = 'supabase_auth_admin';
-/** GoTrue's limit on a Postgres hook (`statement_timeout`). */
-const HOOK_TIMEOUT_MS = 2000;
-
-/** A hook error as GoTrue reports it: the status, the message and no error code of its own. */
-const hookError = (status: number, message: string, cause?: unknown) =>
-  new AuthError(status, '', message, {}, cause);
+/**
+ * The auth hooks of a server (`auth.hooks`): where each one is called, with GoTrue's payloads
+ * and its reading of the answers. hook-dispatch.ts runs them.
+ */
+import type { HookName, ResolvedHooks } from '../config/auth-hooks';
+import type { Database, Queryable } from '../db/index';
+import { dispatchHook, hookError, hookMetadata } from './hook-dispatch';
 
 type JsonType = 'string' | 'integer' | 'object' | 'array' | 'null' | 'number' | 'boolean';
 
@@ -82,75 +76,98 @@ export function claimProblems(claims: unknown): string[] {
   return problems;
 }
 
-/** The access-token hook of one server (or none). */
+/** The `email_data` of the send-email hook, as GoTrue fills it. */
+export interface EmailData {
+  token: string;
+  token_hash: string;
+  redirect_to: string;
+  email_action_type: string;
+  site_url: string;
+  token_new: string;
+  token_hash_new: string;
+}
+
+/** A hook's decision on a verification attempt. */
+export interface AttemptDecision {
+  reject: boolean;
+  message: string;
+  shouldLogoutUser: boolean;
+}
+
+/** The configured hooks of one server; each call is a no-op when its hook is not configured. */
 export interface AuthHooks {
+  /** Is this hook configured (and enabled)? */
+  has(name: HookName): boolean;
   /**
    * Runs the custom access-token hook, when configured, in the issuing transaction `q` as
-   * GoTrue does (as `supabase_auth_admin`, 2 s statement timeout), and returns the claims to
-   * sign: the hook's `claims`, or the given ones when no hook is configured. Hook errors,
-   * missing or invalid output claims become the errors GoTrue answers with.
+   * GoTrue does, and returns the claims to sign: the hook's `claims`, or the given ones when
+   * no hook is configured. Hook errors, missing or invalid output claims become the errors
+   * GoTrue answers with.
    */
   customizeAccessToken(
     q: Queryable,
     input: { userId: string; claims: Record<string, unknown>; method: string },
   ): Promise<Record<string, unknown>>;
+  /** Before a user is inserted (in `q`, or on its own): the hook may reject it with `{ error }`. */
+  beforeUserCreated(q: Queryable | null, user: Record<string, unknown>): Promise<void>;
+  /** Hands a mail to the send-email hook instead of the mailer. */
+  sendEmail(user: Record<string, unknown>, emailData: EmailData): Promise<void>;
+  /** Hands a code to the send-SMS hook instead of the SMS provider. */
+  sendSms(
+    user: Record<string, unknown> | null,
+    sms: { otp: string; phone: string; sms_type?: string },
+  ): Promise<void>;
+  /** After checking an MFA code (outside the verify transaction): `reject` when the hook says so. */
+  mfaVerificationAttempt(input: {
+    userId: string;
+    factorId: string;
+    factorType: string;
+    valid: boolean;
+  }): Promise<AttemptDecision>;
+  /** After checking a password: `reject` when the hook decided so. */
+  passwordVerificationAttempt(input: { userId: string; valid: boolean }): Promise<AttemptDecision>;
 }
 
-/** The hooks of a server from its `auth.hooks` setting (URIs already checked by the config). */
-export function createHooks(customAccessToken: string | null): AuthHooks {
-  const hook = customAccessToken
-    ? parseHookUri(customAccessToken, 'auth.hooks.customAccessToken')
-    : null;
+const DEFAULT_MFA_REJECTION = 'Further MFA verification attempts will be rejected.';
+const DEFAULT_PASSWORD_REJECTION = 'Further password verification attempts will be rejected.';
+
+/** A verification hook's answer (`{ decision, message, should_logout_user }`), checked. */
+function decision(answer: unknown, fallback: string): AttemptDecision {
+  const a = (answer ?? {}) as Record<string, unknown>;
+  const wrong = (key: string, type: string) => a[key] !== undefined && typeof a[key] !== type;
+  if (
+    typeof a !== 'object' ||
+    Array.isArray(a) ||
+    wrong('decision', 'string') ||
+    wrong('message', 'string') ||
+    wrong('should_logout_user', 'boolean')
+  ) {
+    throw hookError(500, 'Error unmarshaling JSON output.');
+  }
   return {
+    reject: a.decision === 'reject',
+    message: (a.message as string | undefined) || fallback,
+    shouldLogoutUser: a.should_logout_user === true,
+  };
+}
+
+/** The hooks of a server from its resolved `auth.hooks` setting. */
+export function createHooks(db: Database, hooks: ResolvedHooks): AuthHooks {
+  const run = (name: HookName, q: Queryable | null, event: string, body: object) => {
+    const hook = hooks[name];
+    if (!hook) return Promise.resolve(null);
+    return dispatchHook(db, q, hook, { metadata: hookMetadata(event), ...body });
+  };
+  return {
+    has: (name) => hooks[name] !== undefined,
     async customizeAccessToken(q, { userId, claims, method }) {
-      if (!hook) return claims;
-      const payload = JSON.stringify({
-        metadata: {
-          uuid: randomUUID(),
-          time: new Date().toISOString(),
-          name: 'customize-access-token',
-        },
+      if (!hooks.customAccessToken) return claims;
+      const parsed = await run('customAccessToken', q, 'customize-access-token', {
         user_id: userId,
         claims,
         authentication_method: method,
       });
-      let output: string | null;
-      try {
-        await q.query(
-          `select set_config('role', $1, true), set_config('statement_timeout', $2, true)`,
-          [HOOK_ROLE, String(HOOK_TIMEOUT_MS)],
-        );
-        const { rows } = await q.query<{ out: string | null }>(
-          `select (${hook.fn}($1::text::jsonb))::text as out`,
-          [payload],
-        );
-        output = rows[0]?.out ?? null;
-        await q.query(`reset role`);
-        await q.query(`set local statement_timeout to default`);
-      } catch (cause) {
-        throw hookError(500, `Error running hook URI: ${hook.uri}`, cause);
-      }
-      let parsed: unknown = null;
-      try {
-        parsed = output === null ? null : JSON.parse(output);
-      } catch {
-        throw hookError(500, 'Error unmarshaling JSON output.');
-      }
-      const result = (parsed ?? {}) as {
-        error?: { http_code?: unknown; message?: unknown };
-        claims?: unknown;
-      };
-      const error = result.error;
-      if (
-        error &&
-        typeof error === 'object' &&
-        typeof error.message === 'string' &&
-        error.message
-      ) {
-        const code =
-          typeof error.http_code === 'number' && error.http_code > 0 ? error.http_code : 500;
-        throw hookError(code, error.message);
-      }
+      const result = (parsed ?? {}) as { claims?: unknown };
       if (parsed !== null && (typeof parsed !== 'object' || !('claims' in (parsed as object)))) {
         throw hookError(500, 'output claims field is missing');
       }
@@ -162,6 +179,37 @@ export function createHooks(customAccessToken: string | null): AuthHooks {
         );
       }
       return result.claims as Record<string, unknown>;
+    },
+    async beforeUserCreated(q, user) {
+      await run('beforeUserCreated', q, 'before-user-created', { user });
+    },
+    async sendEmail(user, emailData) {
+      await run('sendEmail', null, 'send-email', { user, email_data: emailData });
+    },
+    async sendSms(user, sms) {
+      await run('sendSms', null, 'send-sms', { ...(user ? { user } : {}), sms });
+    },
+    async mfaVerificationAttempt(input) {
+      if (!hooks.mfaVerificationAttempt) {
+        return { reject: false, message: '', shouldLogoutUser: false };
+      }
+      const answer = await run('mfaVerificationAttempt', null, 'mfa-verification', {
+        user_id: input.userId,
+        factor_id: input.factorId,
+        factor_type: input.factorType,
+        valid: input.valid,
+      });
+      return decision(answer, DEFAULT_MFA_REJECTION);
+    },
+    async passwordVerificationAttempt(input) {
+      if (!hooks.passwordVerificationAttempt) {
+        return { reject: false, message: '', shouldLogoutUser: false };
+      }
+      const answer = await run('passwordVerificationAttempt', null, 'password-verification', {
+        user_id: input.userId,
+        valid: input.valid,
+      });
+      return decision(answer, DEFAULT_PASSWORD_REJECTION);
     },
   };
 }

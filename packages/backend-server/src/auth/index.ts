@@ -56,7 +56,7 @@ export const authService: ServiceModule = {
       limiter: new RateLimiter(config.auth.rateLimits),
       issuer: `${config.url}/auth/v1`,
       keys: config.signingKeys,
-      hooks: createHooks(config.auth.hooks.customAccessToken),
+      hooks: createHooks(db, config.auth.hooks),
       otpExpiry: config.auth.otpExpiry,
       anonymousUsers: config.auth.anonymousSignIns,
       oidc: new OidcCache(),

@@ -3,7 +3,39 @@ import type { Queryable } from '../db/index';
 import { authMail, type OutgoingMail } from '../mail/index';
 import type { AuthContext } from './context';
 import { generateOtp, tokenHash } from './crypto';
-import { createFlowState, issueToken } from './links';
+import type { EmailData } from './hooks';
+import { createFlowState, issueToken, PKCE_PREFIX } from './links';
+import { findUserById, userJson } from './users';
+
+/**
+ * What the send-email hook gets for a prepared mail (all but `site_url`, added when sent), or
+ * null for a mail another mail's hook call covers (the current address of an email change).
+ */
+const HOOK_DATA = new WeakMap<
+  OutgoingMail,
+  { userId: string; data: Omit<EmailData, 'site_url'> } | null
+>();
+
+function forHook(
+  mail: OutgoingMail,
+  userId: string,
+  data: Partial<Omit<EmailData, 'site_url'>> & { email_action_type: string },
+): OutgoingMail {
+  HOOK_DATA.set(mail, {
+    userId,
+    data: {
+      token: '',
+      token_hash: '',
+      redirect_to: '',
+      token_new: '',
+      token_hash_new: '',
+      ...data,
+    },
+  });
+  return mail;
+}
+
+const withPrefix = (hash: string, pkce: unknown) => (pkce ? PKCE_PREFIX + hash : hash);
 
 type TokenType =
   | 'confirmation_token'
@@ -67,7 +99,12 @@ export async function prepareConfirmation(
   );
   await setOneTimeToken(q, user.id, 'confirmation_token', token.hash, user.email);
   if (pkce) await createFlowState(q, user.id, pkce, kind === 'invite' ? 'invite' : 'email/signup');
-  return authMail(kind, user.email, { link: token.link, otp: token.otp });
+  return forHook(authMail(kind, user.email, { link: token.link, otp: token.otp }), user.id, {
+    token: token.otp,
+    token_hash: withPrefix(token.hash, pkce),
+    redirect_to: redirectTo,
+    email_action_type: kind,
+  });
 }
 
 /** Password recovery or magic link: a new recovery token; the mail to send after commit. */
@@ -87,7 +124,12 @@ export async function prepareRecovery(
   );
   await setOneTimeToken(q, user.id, 'recovery_token', token.hash, user.email);
   if (pkce) await createFlowState(q, user.id, pkce, kind);
-  return authMail(kind, user.email, { link: token.link, otp: token.otp });
+  return forHook(authMail(kind, user.email, { link: token.link, otp: token.otp }), user.id, {
+    token: token.otp,
+    token_hash: withPrefix(token.hash, pkce),
+    redirect_to: redirectTo,
+    email_action_type: kind,
+  });
 }
 
 /**
@@ -117,17 +159,30 @@ export async function prepareEmailChange(
     await setOneTimeToken(q, user.id, 'email_change_token_current', current.hash, user.email);
   }
   if (pkce) await createFlowState(q, user.id, pkce, 'email_change');
+  // One send-email hook call covers both mails, with GoTrue's (crossed) tokens and hashes.
+  const hookData = current
+    ? {
+        token: current.otp,
+        token_hash: withPrefix(next.hash, pkce),
+        token_new: next.otp,
+        token_hash_new: withPrefix(current.hash, pkce),
+      }
+    : { token: next.otp, token_hash: withPrefix(next.hash, pkce) };
   const mails = [
-    authMail('email_change_new', newEmail, { link: next.link, otp: next.otp, newEmail }),
+    forHook(
+      authMail('email_change_new', newEmail, { link: next.link, otp: next.otp, newEmail }),
+      user.id,
+      { ...hookData, redirect_to: redirectTo, email_action_type: 'email_change' },
+    ),
   ];
   if (current && user.email) {
-    mails.push(
-      authMail('email_change_current', user.email, {
-        link: current.link,
-        otp: current.otp,
-        newEmail,
-      }),
-    );
+    const mail = authMail('email_change_current', user.email, {
+      link: current.link,
+      otp: current.otp,
+      newEmail,
+    });
+    HOOK_DATA.set(mail, null);
+    mails.push(mail);
   }
   return mails;
 }
@@ -145,10 +200,29 @@ export async function prepareReauthentication(
     [user.id, hash],
   );
   await setOneTimeToken(q, user.id, 'reauthentication_token', hash, user.email);
-  return authMail('reauthentication', user.email, { link: null, otp });
+  return forHook(authMail('reauthentication', user.email, { link: null, otp }), user.id, {
+    token: otp,
+    token_hash: hash,
+    email_action_type: 'reauthentication',
+  });
 }
 
-/** Sends mails after their transaction committed. */
+/**
+ * Sends mails after their transaction committed: to the send-email hook when one is
+ * configured (instead of the mailer and the outbox), else to the outbox.
+ */
 export async function sendAll(ctx: AuthContext, mails: readonly OutgoingMail[]): Promise<void> {
-  for (const mail of mails) await ctx.outbox.send(mail);
+  for (const mail of mails) {
+    const hook = HOOK_DATA.get(mail);
+    if (hook === undefined || !ctx.hooks.has('sendEmail')) {
+      await ctx.outbox.send(mail);
+      continue;
+    }
+    if (hook === null) continue;
+    const user = await findUserById(ctx.db, hook.userId);
+    await ctx.hooks.sendEmail(user ? userJson(user) : { id: hook.userId }, {
+      ...hook.data,
+      site_url: `${ctx.config.url}/auth/v1`,
+    });
+  }
 }

@@ -10,6 +10,7 @@ import type { AuthContext } from './context';
 import { generateOtp, tokenHash } from './crypto';
 import { AuthError, badRequest, internal, unprocessable } from './errors';
 import { setOneTimeToken } from './mailer';
+import { findUserById, userJson } from './users';
 
 const E164 = /^[1-9][0-9]{1,14}$/;
 export const INVALID_PHONE = 'Invalid phone number format (E.164 required)';
@@ -52,7 +53,8 @@ export const tooSoon = (seconds: number) =>
 
 /**
  * Sends a new code to a number through the provider (kept in the SMS outbox too) and returns
- * the code and the provider's message id. Provider errors are the caller's `failure`.
+ * the code and the provider's message id. Provider errors are the caller's `failure`. With a
+ * send-SMS hook, the hook gets the code instead (with the user, when there is one yet).
  */
 export async function deliverCode(
   ctx: AuthContext,
@@ -63,8 +65,20 @@ export async function deliverCode(
     template: string;
     digits: number;
     failure: (reason: string) => AuthError;
+    /** The user the code is for (null: not created yet). */
+    userId: string | null;
   },
 ): Promise<{ otp: string; messageId: string | null }> {
+  if (ctx.hooks.has('sendSms')) {
+    const otp = generateOtp(sms.digits);
+    const user = sms.userId ? await findUserById(ctx.db, sms.userId) : null;
+    await ctx.hooks.sendSms(user ? userJson(user) : null, {
+      otp,
+      phone: sms.phone,
+      ...(sms.type === 'mfa' ? { sms_type: 'mfa' } : {}),
+    });
+    return { otp, messageId: null };
+  }
   const { provider, twilio } = ctx.config.auth.sms;
   if (provider === 'none') throw internal('Unable to get SMS provider');
   const otp = generateOtp(sms.digits);
@@ -149,6 +163,7 @@ export async function sendPhoneCode(
     digits: sms.otpLength,
     failure: (reason) =>
       unprocessable('sms_send_failed', `Error sending ${kind} OTP to provider: ${reason}`),
+    userId,
   });
   return { kind, phone, hash: tokenHash(phone, sent.otp), messageId: sent.messageId };
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { pgError, type Queryable } from '../db/index';
 import { AuthError, internal, unprocessable } from './errors';
+import type { AuthHooks } from './hooks';
 
 /** Timestamps as the hosted service prints them (RFC 3339, UTC, microseconds). */
 export const iso = (column: string) =>
@@ -206,6 +207,50 @@ export function userJson(row: UserRow): Record<string, unknown> {
   };
 }
 
+/** The provider and app metadata a new user starts with. */
+function newUserMetadata(user: NewUser) {
+  const provider: 'email' | 'phone' | null =
+    user.isAnonymous || user.external ? null : user.email ? 'email' : user.phone ? 'phone' : null;
+  const appMetadata = {
+    ...(provider ? { provider, providers: [provider] } : {}),
+    ...(user.appMetadata ?? {}),
+  };
+  return { provider, appMetadata };
+}
+
+/** A user about to be stored, as the before-user-created hook sees it. */
+function newUserJson(user: NewUser & { id: string }): Record<string, unknown> {
+  const now = new Date().toISOString();
+  return {
+    id: user.id,
+    aud: 'authenticated',
+    role: user.role ?? 'authenticated',
+    email: user.email ?? '',
+    phone: user.phone ?? '',
+    app_metadata: newUserMetadata(user).appMetadata,
+    user_metadata: user.userMetadata ?? {},
+    identities: [],
+    created_at: now,
+    updated_at: now,
+    is_anonymous: user.isAnonymous ?? false,
+  };
+}
+
+/**
+ * Runs the before-user-created hook for a user about to be created, before the transaction
+ * that stores it (as GoTrue: outside it, a Postgres hook in a transaction of its own, so an
+ * HTTP hook may call back into the database). Returns the user with its id fixed, for
+ * {@link insertUser}; a rejection is the hook's error.
+ */
+export async function admitNewUser(
+  hooks: Pick<AuthHooks, 'beforeUserCreated'>,
+  user: NewUser,
+): Promise<NewUser & { id: string }> {
+  const admitted = { ...user, id: user.id ?? randomUUID() };
+  await hooks.beforeUserCreated(null, newUserJson(admitted));
+  return admitted;
+}
+
 /** What a new user starts with. */
 export interface NewUser {
   id?: string;
@@ -239,17 +284,17 @@ export function uniqueConflict(error: unknown): AuthError | null {
 
 /**
  * Creates a user by INSERTing into auth.users (so the app's triggers fire), plus its email
- * identity. A duplicate email → 422 `email_exists`; any other database error (e.g. a failing
+ * identity; with `hooks`, the before-user-created hook sees it first and may reject it. A duplicate email → 422 `email_exists`; any other database error (e.g. a failing
  * trigger) → 500 "Database error saving new user", the details kept on the server.
  */
-export async function insertUser(q: Queryable, user: NewUser): Promise<string> {
+export async function insertUser(
+  q: Queryable,
+  user: NewUser,
+  hooks?: Pick<AuthHooks, 'beforeUserCreated'>,
+): Promise<string> {
   const id = user.id ?? randomUUID();
-  const provider =
-    user.isAnonymous || user.external ? null : user.email ? 'email' : user.phone ? 'phone' : null;
-  const appMetadata = {
-    ...(provider ? { provider, providers: [provider] } : {}),
-    ...(user.appMetadata ?? {}),
-  };
+  const { provider, appMetadata } = newUserMetadata(user);
+  if (hooks) await hooks.beforeUserCreated(q, newUserJson({ ...user, id }));
   try {
     await q.query(
       `insert into auth.users (instance_id, id, aud, role, email, phone, encrypted_password,

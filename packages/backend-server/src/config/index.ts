@@ -4,6 +4,7 @@
  * (`resolve.ts`) that turns them into the `ServerConfig` every service reads
  * (`server-config.ts`). Nothing here imports a service.
  */
+export type { HookName, HookOption, HookOptions } from './auth-hooks';
 export type {
   ExternalOptions,
   ExternalProviderOptions,

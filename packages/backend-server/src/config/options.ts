@@ -3,6 +3,7 @@
  * settings every service reads after defaults are filled in are `ServerConfig` (server-config.ts).
  */
 import type { SigningKeyJwk } from '../http/signing-keys';
+import type { HookOptions } from './auth-hooks';
 import type { ExternalOptions } from './external-providers';
 import type { MfaOptions, SmsOptions } from './sms-mfa';
 import type { PasskeyOptions, WebAuthnOptions } from './webauthn';
@@ -85,20 +86,21 @@ export interface AuthOptions {
    */
   emulateProviders?: boolean;
   /**
-   * Auth hooks, as the hosted `[auth.hook.*]` settings name them. Only Postgres functions:
-   * `pg-functions://postgres/<schema>/<function>`.
+   * Auth hooks, as the hosted `[auth.hook.*]` settings have them (see {@link HookOptions}):
+   * `customAccessToken`, `sendEmail`, `sendSms`, `beforeUserCreated`,
+   * `mfaVerificationAttempt`, `passwordVerificationAttempt`. Each is a Postgres function
+   * (`pg-functions://postgres/<schema>/<function>`, run as `supabase_auth_admin`) or an
+   * HTTP(S) endpoint signed as Standard Webhooks with `secrets` (`v1,whsec_<base64>`).
+   * Payloads, answers and errors are GoTrue's (README "Auth hooks").
    *
    * @example
-   * startServer({ auth: { hooks: { customAccessToken: 'pg-functions://postgres/public/custom_access_token_hook' } } });
+   * startServer({ auth: { hooks: {
+   *   customAccessToken: 'pg-functions://postgres/public/custom_access_token_hook',
+   *   sendEmail: { uri: 'https://mail.example.com/hook', secrets: process.env.SEND_EMAIL_HOOK_SECRETS },
+   *   beforeUserCreated: { uri: 'pg-functions://postgres/public/before_user_created' },
+   * } } });
    */
-  hooks?: {
-    /**
-     * The custom access-token hook: receives `{ user_id, claims, authentication_method }` on
-     * every token issue and refresh, returns `{ claims }` (or `{ error: { http_code, message } }`).
-     * It runs as `supabase_auth_admin`, which must be granted EXECUTE on it.
-     */
-    customAccessToken?: string;
-  };
+  hooks?: HookOptions;
 }
 
 export interface AuthRateLimits {

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
+import { authHooksFromToml } from './auth-hooks';
 import { type ExternalOptions, NAMED_PROVIDERS } from './external-providers';
 import type { AuthOptions, StartServerOptions } from './options';
 import { projectBuckets } from './project-buckets';
@@ -161,6 +162,7 @@ function externalProviders(toml: Table, file: string): ExternalOptions | undefin
  * `[auth.rate_limit] sign_in_sign_ups`, `token_verifications`, `email_sent`;
  * `[auth.passkey] enabled`; `[auth.webauthn] rp_id`, `rp_display_name`, `rp_origins`;
  * `[auth.mfa.web_authn] enroll_enabled`, `verify_enabled`;
+ * `[auth.hook.<name>] enabled`, `uri`, `secrets` (see `authHooksFromToml`);
  * `[storage] file_size_limit`; `[storage.buckets.<name>]` (see {@link projectBuckets});
  * `[functions.<name>] verify_jwt` and `[edge_runtime.secrets]` (both read while running;
  * see {@link edgeRuntimeSecrets}). Other keys are ignored.
@@ -232,6 +234,7 @@ export async function projectOptions(dir: string): Promise<StartServerOptions> {
     }),
     manualLinking: get<boolean>('auth.enable_manual_linking', 'boolean'),
     external: externalProviders(toml, file),
+    hooks: authHooksFromToml(toml, file),
   });
   const size = (toml.storage as Table | undefined)?.file_size_limit;
   if (rest) options.rest = rest;

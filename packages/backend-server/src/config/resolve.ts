@@ -8,8 +8,8 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { SigningKeys } from '../http/signing-keys';
+import { resolveHooks } from './auth-hooks';
 import { resolveExternal } from './external-providers';
-import { parseHookUri } from './hook-uri';
 import {
   checkOpaqueKey,
   createApiKeys,
@@ -77,8 +77,6 @@ export async function resolveConfig(given: StartServerOptions = {}): Promise<Ser
   const auth = options.auth ?? {};
   const rateLimits =
     auth.rateLimits === false ? false : { ...DEFAULT_RATE_LIMITS, ...(auth.rateLimits ?? {}) };
-  const customAccessToken = auth.hooks?.customAccessToken ?? null;
-  if (customAccessToken) parseHookUri(customAccessToken, 'auth.hooks.customAccessToken');
   const host = options.host ?? '127.0.0.1';
   return {
     port: options.port ?? 54321,
@@ -108,7 +106,7 @@ export async function resolveConfig(given: StartServerOptions = {}): Promise<Ser
       otpExpiry: auth.otpExpiry ?? 3600,
       securePasswordChange: auth.securePasswordChange ?? false,
       disableSignup: auth.disableSignup ?? false,
-      hooks: { customAccessToken },
+      hooks: resolveHooks(auth.hooks),
       smtpUrl: auth.smtpUrl ?? null,
       siteUrl: auth.siteUrl ?? null,
       rateLimits,

@@ -3,6 +3,7 @@
  * (resolve.ts) has filled in defaults and derived values.
  */
 import type { SigningKeys } from '../http/signing-keys';
+import type { ResolvedHooks } from './auth-hooks';
 import type { ResolvedExternal } from './external-providers';
 import type {
   AuthOptions,
@@ -61,7 +62,8 @@ export interface ServerConfig {
     smtpUrl: string | null;
     siteUrl: string | null;
     rateLimits: AuthRateLimits | false;
-    hooks: { customAccessToken: string | null };
+    /** The enabled auth hooks, checked. */
+    hooks: ResolvedHooks;
     sms: ResolvedSms;
     mfa: ResolvedMfa;
     passkey: ResolvedPasskey;

@@ -207,10 +207,13 @@ describe('custom access token hook (pg-functions)', () => {
 });
 
 describe('hook configuration', () => {
-  it('accepts pg-functions URIs only', async () => {
+  it('accepts pg-functions URIs, and http(s) endpoints with secrets', async () => {
     await expect(
       resolveConfig({ auth: { hooks: { customAccessToken: 'https://example.com/hook' } } }),
-    ).rejects.toThrow(/only pg-functions/);
+    ).rejects.toThrow(/an HTTP hook needs at least one secret/);
+    await expect(
+      resolveConfig({ auth: { hooks: { customAccessToken: 'ftp://example.com/hook' } } }),
+    ).rejects.toThrow(/pg-functions:\/\/postgres\/<schema>\/<function> or an http\(s\) URL/);
     await expect(
       resolveConfig({ auth: { hooks: { customAccessToken: 'pg-functions://postgres/public' } } }),
     ).rejects.toThrow(/expected pg-functions:\/\/postgres\/<schema>\/<function>/);

@@ -207,12 +207,16 @@ export async function signInExternal(
       break;
     case 'create':
       if (ctx.config.auth.disableSignup) throw SIGNUP_DISABLED();
-      userId = await insertUser(q, {
-        email: candidate.email || null,
-        userMetadata: claims,
-        appMetadata: { provider, providers: [provider] },
-        external: true,
-      });
+      userId = await insertUser(
+        q,
+        {
+          email: candidate.email || null,
+          userMetadata: claims,
+          appMetadata: { provider, providers: [provider] },
+          external: true,
+        },
+        ctx.hooks,
+      );
       identityId = await insertExternalIdentity(q, userId, provider, claims);
       created = true;
       break;

@@ -8,7 +8,14 @@ import { requireAdmin } from '../guard';
 import { redirectTarget } from '../links';
 import { prepareConfirmation, prepareEmailChange, prepareRecovery, sendAll } from '../mailer';
 import { checkStrength, hashPassword, validateEmail } from '../passwords';
-import { DUPLICATE_EMAIL, findUserByEmail, findUserById, insertUser, userJson } from '../users';
+import {
+  admitNewUser,
+  DUPLICATE_EMAIL,
+  findUserByEmail,
+  findUserById,
+  insertUser,
+  userJson,
+} from '../users';
 import { redirectParam } from './util';
 
 const LINK_TYPES = [
@@ -63,15 +70,16 @@ export function adminLinkRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
       checkStrength(body.password, ctx.config.auth.passwordMinLength);
       passwordHash = await hashPassword(body.password);
     }
-    const { mail, user } = await ctx.db.transaction(async (tx) => {
-      const id =
-        existing?.id ??
-        (await insertUser(tx, {
+    const admitted = existing
+      ? null
+      : await admitNewUser(ctx.hooks, {
           email,
           passwordHash,
           userMetadata: body.data ?? {},
           invited: type === 'invite',
-        }));
+        });
+    const { mail, user } = await ctx.db.transaction(async (tx) => {
+      const id = admitted ? await insertUser(tx, admitted) : (existing?.id as string);
       let prepared: OutgoingMail;
       if (type === 'signup' || type === 'invite') {
         prepared = await prepareConfirmation(tx, ctx, { id, email }, redirectTo, null, type);
@@ -111,10 +119,11 @@ export function adminLinkRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
     if (existing?.email_confirmed_at) throw unprocessable('email_exists', DUPLICATE_EMAIL);
     ctx.limiter.hit('emailPerAddress', email);
     const redirectTo = redirectTarget(ctx, redirectParam(c));
+    const admitted = existing
+      ? null
+      : await admitNewUser(ctx.hooks, { email, userMetadata: body.data ?? {}, invited: true });
     const { mail, user } = await ctx.db.transaction(async (tx) => {
-      const id =
-        existing?.id ??
-        (await insertUser(tx, { email, userMetadata: body.data ?? {}, invited: true }));
+      const id = admitted ? await insertUser(tx, admitted) : (existing?.id as string);
       const prepared = await prepareConfirmation(
         tx,
         ctx,

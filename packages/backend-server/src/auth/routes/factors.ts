@@ -179,6 +179,10 @@ async function challenge(c: Context<AppEnv>, ctx: AuthContext) {
       template: mfa.phone.template,
       digits: mfa.phone.otpLength,
       failure: (reason) => internal(`error sending message: ${reason}`),
+      userId: caller.user.id,
+    }).catch((error) => {
+      // As GoTrue: a failing send-SMS hook of an MFA challenge is one generic error.
+      throw ctx.hooks.has('sendSms') ? internal('error invoking hook', error) : error;
     });
     otpHash = tokenHash(phone, sent.otp);
   } else {
@@ -231,88 +235,104 @@ async function verify(c: Context<AppEnv>, ctx: AuthContext) {
   ctx.limiter.hit('mfaPerIp', `verify:${clientIp(c)}`);
   const body = await readBody(c, { challenge_id: 'string', code: 'string', webauthn: 'any' });
   const { mfa } = ctx.config.auth;
-  return ctx.db
-    .transaction(async (tx) => {
-      const factor = await ownedFactor(tx, caller.user.id, c.req.param('id') ?? '');
-      const code = body.code ?? '';
-      if (code === '' && factor.type !== 'webauthn') {
-        throw badRequest('validation_failed', 'Code needs to be non-empty');
-      }
-      const enabled =
-        factor.type === 'totp'
-          ? mfa.totp.verify
-          : factor.type === 'phone'
-            ? mfa.phone.verify
-            : mfa.webauthn.verify;
-      if (!enabled) {
-        const name =
-          factor.type === 'totp' ? 'TOTP' : factor.type === 'phone' ? 'Phone' : 'WebAuthn';
-        // GoTrue answers a disabled WebAuthn verification with the enrolment code.
-        const code = factor.type === 'webauthn' ? 'enroll' : 'verify';
-        throw unprocessable(
-          `mfa_${factor.type}_${code}_not_enabled`,
-          `MFA verification is disabled for ${name}`,
-        );
-      }
-      const webauthn = factor.type === 'webauthn' ? webauthnParams(body.webauthn) : null;
-      // As the hosted service: a missing id is the nil UUID (not found), a malformed one bad JSON.
-      const challengeId = body.challenge_id || '00000000-0000-0000-0000-000000000000';
-      if (!isUuid(challengeId)) {
-        throw badRequest('bad_json', 'Could not parse request body as JSON: invalid UUID length');
-      }
-      const { rows } = await tx.query<ChallengeRow>(
-        `select verified_at is not null as verified, ip_address = $3::inet as same_ip,
+  const outcome = await ctx.db.transaction(async (tx) => {
+    const factor = await ownedFactor(tx, caller.user.id, c.req.param('id') ?? '');
+    const code = body.code ?? '';
+    if (code === '' && factor.type !== 'webauthn') {
+      throw badRequest('validation_failed', 'Code needs to be non-empty');
+    }
+    const enabled =
+      factor.type === 'totp'
+        ? mfa.totp.verify
+        : factor.type === 'phone'
+          ? mfa.phone.verify
+          : mfa.webauthn.verify;
+    if (!enabled) {
+      const name = factor.type === 'totp' ? 'TOTP' : factor.type === 'phone' ? 'Phone' : 'WebAuthn';
+      // GoTrue answers a disabled WebAuthn verification with the enrolment code.
+      const code = factor.type === 'webauthn' ? 'enroll' : 'verify';
+      throw unprocessable(
+        `mfa_${factor.type}_${code}_not_enabled`,
+        `MFA verification is disabled for ${name}`,
+      );
+    }
+    const webauthn = factor.type === 'webauthn' ? webauthnParams(body.webauthn) : null;
+    // As the hosted service: a missing id is the nil UUID (not found), a malformed one bad JSON.
+    const challengeId = body.challenge_id || '00000000-0000-0000-0000-000000000000';
+    if (!isUuid(challengeId)) {
+      throw badRequest('bad_json', 'Could not parse request body as JSON: invalid UUID length');
+    }
+    const { rows } = await tx.query<ChallengeRow>(
+      `select verified_at is not null as verified, ip_address = $3::inet as same_ip,
               created_at + make_interval(secs => $4) < now() as expired, otp_code,
               web_authn_session_data
        from auth.mfa_challenges where id = $1 and factor_id = $2 for update`,
-        [challengeId, factor.id, challengeIp(c), mfa.challengeExpiry],
+      [challengeId, factor.id, challengeIp(c), mfa.challengeExpiry],
+    );
+    const found = rows[0];
+    if (!found) {
+      throw unprocessable(
+        'mfa_factor_not_found',
+        'MFA factor with the provided challenge ID not found',
       );
-      const found = rows[0];
-      if (!found) {
-        throw unprocessable(
-          'mfa_factor_not_found',
-          'MFA factor with the provided challenge ID not found',
-        );
-      }
-      if (found.verified || !found.same_ip) {
-        throw unprocessable(
-          'mfa_ip_address_mismatch',
-          'Challenge and verify IP addresses mismatch.',
-        );
-      }
-      if (found.expired) {
-        await tx.query('delete from auth.mfa_challenges where id = $1', [challengeId]);
-        return new AuthError(
-          422,
-          'mfa_challenge_expired',
-          `MFA challenge ${challengeId} has expired, verify against another challenge or create a new challenge.`,
-        );
-      }
-      if (webauthn) {
-        const data = { id: challengeId, data: found.web_authn_session_data };
-        await verifyWebAuthnFactor(tx, ctx, factor, data, webauthn);
-        // As GoTrue: a WebAuthn challenge is used up once answered.
-        await tx.query('delete from auth.mfa_challenges where id = $1', [challengeId]);
-        return raiseToAal2(tx, ctx, caller.sessionId, factor);
-      }
-      const valid =
-        factor.type === 'totp'
-          ? totpValid(factor.secret ?? '', code)
-          : found.otp_code !== null && found.otp_code === tokenHash(factor.phone ?? '', code);
-      if (!valid) {
-        const what = factor.type === 'totp' ? 'TOTP' : 'MFA Phone';
-        throw unprocessable('mfa_verification_failed', `Invalid ${what} code entered`);
-      }
-      await tx.query('update auth.mfa_challenges set verified_at = now() where id = $1', [
-        challengeId,
-      ]);
-      return raiseToAal2(tx, ctx, caller.sessionId, factor);
-    })
-    .then((outcome) => {
-      // An expired challenge is deleted (committed) before the error is reported.
-      if (outcome instanceof AuthError) throw outcome;
-      return c.json(outcome);
-    });
+    }
+    if (found.verified || !found.same_ip) {
+      throw unprocessable('mfa_ip_address_mismatch', 'Challenge and verify IP addresses mismatch.');
+    }
+    if (found.expired) {
+      await tx.query('delete from auth.mfa_challenges where id = $1', [challengeId]);
+      return new AuthError(
+        422,
+        'mfa_challenge_expired',
+        `MFA challenge ${challengeId} has expired, verify against another challenge or create a new challenge.`,
+      );
+    }
+    if (webauthn) {
+      const data = { id: challengeId, data: found.web_authn_session_data };
+      await verifyWebAuthnFactor(tx, ctx, factor, data, webauthn);
+      // As GoTrue: a WebAuthn challenge is used up once answered.
+      await tx.query('delete from auth.mfa_challenges where id = $1', [challengeId]);
+      return { session: await raiseToAal2(tx, ctx, caller.sessionId, factor) };
+    }
+    const valid =
+      factor.type === 'totp'
+        ? totpValid(factor.secret ?? '', code)
+        : found.otp_code !== null && found.otp_code === tokenHash(factor.phone ?? '', code);
+    return { attempt: { factor, challengeId, valid } };
+  });
+  // An expired challenge is deleted (committed) before the error is reported.
+  if (outcome instanceof AuthError) throw outcome;
+  if ('session' in outcome) return c.json(outcome.session);
+  // A code: the verification hook decides outside the transaction, as GoTrue's runs.
+  const { factor, challengeId, valid } = outcome.attempt;
+  const decision = await ctx.hooks.mfaVerificationAttempt({
+    userId: caller.user.id,
+    factorId: factor.id,
+    factorType: factor.type,
+    valid,
+  });
+  if (decision.reject) {
+    // As GoTrue: a rejected attempt signs the user out everywhere.
+    await ctx.db.query('delete from auth.sessions where user_id = $1', [caller.user.id]);
+    throw new AuthError(403, 'mfa_verification_rejected', decision.message);
+  }
+  if (!valid) {
+    const what = factor.type === 'totp' ? 'TOTP' : 'MFA Phone';
+    throw unprocessable('mfa_verification_failed', `Invalid ${what} code entered`);
+  }
+  const session = await ctx.db.transaction(async (tx) => {
+    const current = await ownedFactor(tx, caller.user.id, factor.id);
+    // The challenge is used once, even by attempts that raced this one.
+    const used = await tx.query(
+      'update auth.mfa_challenges set verified_at = now() where id = $1 and verified_at is null returning id',
+      [challengeId],
+    );
+    if (used.rows.length === 0) {
+      throw unprocessable('mfa_ip_address_mismatch', 'Challenge and verify IP addresses mismatch.');
+    }
+    return raiseToAal2(tx, ctx, caller.sessionId, current);
+  });
+  return c.json(session);
 }
 
 /** POST /factors, POST /factors/:id/challenge, POST /factors/:id/verify, DELETE /factors/:id. */

@@ -7,7 +7,7 @@ import { badRequest, SIGNUP_DISABLED, unprocessable } from '../errors';
 import { pkceParams, redirectTarget } from '../links';
 import { prepareConfirmation, prepareEmailChange, prepareRecovery, sendAll } from '../mailer';
 import { validateEmail } from '../passwords';
-import { findUserByEmail, insertUser } from '../users';
+import { admitNewUser, findUserByEmail, insertUser } from '../users';
 import { phoneOtp, phoneResend } from './phone';
 import { clientIp, redirectParam } from './util';
 
@@ -49,10 +49,15 @@ async function otp(c: Context<AppEnv>, ctx: AuthContext, legacy: boolean) {
   ctx.limiter.hit('emailPerAddress', email);
   const redirectTo = redirectTarget(ctx, redirectParam(c));
   const autoconfirm = ctx.config.auth.autoconfirm;
+  const admitted = user
+    ? null
+    : await admitNewUser(ctx.hooks, {
+        email,
+        userMetadata: body.data ?? {},
+        emailConfirmed: autoconfirm,
+      });
   const mail = await ctx.db.transaction(async (tx) => {
-    const id =
-      user?.id ??
-      (await insertUser(tx, { email, userMetadata: body.data ?? {}, emailConfirmed: autoconfirm }));
+    const id = admitted ? await insertUser(tx, admitted) : (user?.id as string);
     const confirmed = user ? !!user.email_confirmed_at : autoconfirm;
     // Unconfirmed users get the signup confirmation, which signs them in as well.
     if (!confirmed && !autoconfirm) {

@@ -14,6 +14,7 @@ import { checkStrength, hashPassword } from '../passwords';
 import { checkChannel, sendPhoneCode, storePhoneCode, testOtp, validatePhone } from '../phone';
 import { startSession } from '../sessions';
 import {
+  admitNewUser,
   findUser,
   findUserById,
   findUserByPhone,
@@ -123,19 +124,19 @@ export async function phoneSignup(c: Context<AppEnv>, ctx: AuthContext, body: Ph
       confirmation_sent_at: now,
     });
   }
-  const passwordHash = existing ? null : await hashPassword(body.password);
+  const admitted = existing
+    ? null
+    : await admitNewUser(ctx.hooks, {
+        phone,
+        passwordHash: await hashPassword(body.password),
+        userMetadata: body.data ?? {},
+        phoneConfirmed: sms.autoconfirm,
+      });
   const code = sms.autoconfirm
     ? null
     : await sendPhoneCode(ctx, existing?.id ?? null, phone, 'confirmation', channel);
   const result = await ctx.db.transaction(async (tx) => {
-    const id =
-      existing?.id ??
-      (await insertUser(tx, {
-        phone,
-        passwordHash,
-        userMetadata: body.data ?? {},
-        phoneConfirmed: sms.autoconfirm,
-      }));
+    const id = admitted ? await insertUser(tx, admitted) : (existing?.id as string);
     if (code) {
       await storePhoneCode(tx, id, code);
       const user = await findUserById(tx, id);
@@ -165,17 +166,23 @@ export async function phoneOtp(
   let userId = existing?.id ?? null;
   if (!existing?.phone_confirmed_at && !sms.autoconfirm) {
     // A new or unconfirmed number gets the sign-up confirmation code (which signs in too).
+    const admitted = userId
+      ? null
+      : await admitNewUser(ctx.hooks, { phone, userMetadata: body.data ?? {} });
     const code = await sendPhoneCode(ctx, userId, phone, 'confirmation', channel);
     await ctx.db.transaction(async (tx) => {
-      const id = userId ?? (await insertUser(tx, { phone, userMetadata: body.data ?? {} }));
+      const id = admitted ? await insertUser(tx, admitted) : (userId as string);
       await storePhoneCode(tx, id, code);
     });
     return c.json({});
   }
   if (!userId) {
-    userId = await ctx.db.transaction((tx) =>
-      insertUser(tx, { phone, userMetadata: body.data ?? {}, phoneConfirmed: true }),
-    );
+    const admitted = await admitNewUser(ctx.hooks, {
+      phone,
+      userMetadata: body.data ?? {},
+      phoneConfirmed: true,
+    });
+    userId = await ctx.db.transaction((tx) => insertUser(tx, admitted));
   } else if (!existing?.phone_confirmed_at) {
     await confirmPhone(ctx.db, userId);
   }

@@ -9,7 +9,14 @@ import { pkceParams, redirectTarget } from '../links';
 import { prepareConfirmation, sendAll } from '../mailer';
 import { checkStrength, hashPassword, validateEmail } from '../passwords';
 import { startSession } from '../sessions';
-import { confirmEmail, findUserByEmail, findUserById, insertUser, userJson } from '../users';
+import {
+  admitNewUser,
+  confirmEmail,
+  findUserByEmail,
+  findUserById,
+  insertUser,
+  userJson,
+} from '../users';
 import { phoneSignup } from './phone';
 import { clientIp, redirectParam, userAgent } from './util';
 
@@ -34,8 +41,12 @@ export function signupRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
         throw unprocessable('anonymous_provider_disabled', 'Anonymous sign-ins are disabled');
       }
       ctx.limiter.hit('signupPerIp', ip);
+      const admitted = await admitNewUser(ctx.hooks, {
+        isAnonymous: true,
+        userMetadata: body.data ?? {},
+      });
       const session = await ctx.db.transaction(async (tx) => {
-        const id = await insertUser(tx, { isAnonymous: true, userMetadata: body.data ?? {} });
+        const id = await insertUser(tx, admitted);
         return startSession(tx, ctx, id, 'anonymous', { userAgent: userAgent(c) });
       });
       return c.json(session);
@@ -76,18 +87,18 @@ export function signupRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
       });
     }
     if (!autoconfirm) ctx.limiter.hit('emailPerAddress', email);
-    const passwordHash = existing ? null : await hashPassword(body.password);
+    const admitted = existing
+      ? null
+      : await admitNewUser(ctx.hooks, {
+          email,
+          passwordHash: await hashPassword(body.password),
+          userMetadata: body.data ?? {},
+          emailConfirmed: autoconfirm,
+        });
     const mails: OutgoingMail[] = [];
     const result = await ctx.db.transaction(async (tx) => {
       // An unconfirmed existing user is not changed (their identity is not proven yet).
-      const id =
-        existing?.id ??
-        (await insertUser(tx, {
-          email,
-          passwordHash,
-          userMetadata: body.data ?? {},
-          emailConfirmed: autoconfirm,
-        }));
+      const id = admitted ? await insertUser(tx, admitted) : (existing?.id as string);
       if (autoconfirm) {
         if (existing) await confirmEmail(tx, id);
         return startSession(tx, ctx, id, 'password', { userAgent: userAgent(c) });

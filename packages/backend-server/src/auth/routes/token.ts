@@ -31,10 +31,17 @@ async function passwordGrant(c: Context<AppEnv>, ctx: AuthContext) {
   const user = body.email
     ? await findUserByEmail(ctx.db, body.email.trim())
     : await findUserByPhone(ctx.db, formatPhone(body.phone ?? ''));
+  if (!user) throw badRequest('invalid_credentials', INVALID_LOGIN);
   // The hash check runs outside any transaction (~80 ms).
-  if (!user || !(await checkPassword(body.password ?? '', user.encrypted_password))) {
-    throw badRequest('invalid_credentials', INVALID_LOGIN);
+  const valid = await checkPassword(body.password ?? '', user.encrypted_password);
+  const attempt = await ctx.hooks.passwordVerificationAttempt({ userId: user.id, valid });
+  if (attempt.reject) {
+    if (attempt.shouldLogoutUser) {
+      await ctx.db.query('delete from auth.sessions where user_id = $1', [user.id]);
+    }
+    throw badRequest('invalid_credentials', attempt.message);
   }
+  if (!valid) throw badRequest('invalid_credentials', INVALID_LOGIN);
   if (user.banned) throw badRequest('user_banned', 'User is banned');
   if (body.email && !user.email_confirmed_at) {
     throw badRequest('email_not_confirmed', 'Email not confirmed');
