@@ -1,4 +1,5 @@
 import type { Database } from '../db/index';
+import { exceptionText } from './filters';
 import type { Outlet } from './hub';
 import { encode } from './protocol';
 import type { ChangeBinding, Filter } from './subscription';
@@ -48,9 +49,12 @@ const CHECK_SQL = `select idx, visible, record, columns, rls from realtime.check
 
 const quoteTable = (schema: string, table: string) => `${schema}.${table}`;
 
+/** The binding as the hosted service prints it in its error texts (Elixir terms). */
 function paramsToLog(b: ChangeBinding): string {
-  const filters = b.filters.map(([c, op, v]) => [c, op, Array.isArray(v) ? `{${v}}` : v]);
-  return `event: ${b.event}, schema: ${b.schema}, table: ${b.table}, filters: ${JSON.stringify(filters)}, select: ${b.select ? JSON.stringify(b.select) : 'nil'}`;
+  const str = (v: string) => JSON.stringify(v);
+  const filters = `[${b.filters.map(([c, op, v, not]) => `{${[c, op, v].map(str).join(', ')}, ${not}}`).join(', ')}]`;
+  const select = b.select ? `[${b.select.map(str).join(', ')}]` : 'nil';
+  return `event: ${b.event}, schema: ${b.schema}, table: ${b.table}, filters: ${filters}, select: ${select}`;
 }
 
 /**
@@ -110,7 +114,12 @@ export class ChangeFeed {
         return `Unable to subscribe to changes with given parameters. Please check Realtime is enabled for the given connect parameters: [${paramsToLog(binding)}]`;
       }
       for (const row of rows) {
-        const problem = await this.checkFilters(row.schemaname, row.tablename, binding.filters);
+        const problem = await this.checkFilters(
+          row.schemaname,
+          row.tablename,
+          sub.auth().role,
+          binding.filters,
+        );
         if (problem) {
           return `Unable to subscribe to changes with given parameters. An exception happened so please check your connect parameters: [${paramsToLog(binding)}]. Exception: ${problem}`;
         }
@@ -142,30 +151,19 @@ export class ChangeFeed {
     }
   }
 
-  /** Filter columns must exist and values must cast to their types. */
-  private async checkFilters(schema: string, table: string, filters: Filter[]) {
+  /** The hosted checks of `realtime.check_filters()`; the exception text, or null. */
+  private async checkFilters(schema: string, table: string, role: string, filters: Filter[]) {
     if (filters.length === 0) return null;
-    const { rows } = await this.db.query<{ attname: string; type: string }>(
-      `select a.attname, format_type(a.atttypid, null) as type
-         from pg_attribute a
-        where a.attrelid = to_regclass(format('%I.%I', $1::text, $2::text))
-          and a.attnum > 0 and not a.attisdropped`,
-      [schema, table],
-    );
-    const types = new Map(rows.map((r) => [r.attname, r.type]));
-    for (const [column, , value] of filters) {
-      const type = types.get(column);
-      if (!type) return `invalid column for filter ${column}`;
-      for (const v of Array.isArray(value) ? value : [value]) {
-        try {
-          // The type name comes from the catalog (format_type quotes it); the value is bound.
-          await this.db.query(`select $1::text::${type}`, [v]);
-        } catch {
-          return `invalid input value for filter ${column}: ${v}`;
-        }
-      }
+    try {
+      await this.db.query(
+        `select realtime.check_filters(to_regclass(format('%I.%I', $1::text, $2::text)), $3,
+           $4::text::jsonb)`,
+        [schema, table, role, JSON.stringify(filters)],
+      );
+      return null;
+    } catch (error) {
+      return exceptionText(error);
     }
-    return null;
   }
 
   private async deliver(notice: Notice): Promise<void> {

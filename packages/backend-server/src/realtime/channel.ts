@@ -5,6 +5,7 @@ import type { ChangeSubscriber } from './changes';
 import type { RealtimeContext } from './context';
 import type { Member, Outlet } from './hub';
 import { encode as encodeFor, type InMessage, type UserBroadcast } from './protocol';
+import { REPLAY_FAILED, replayRequest, type StoredBroadcast, storedBroadcasts } from './replay';
 import { type ChangeBinding, legacyParams, parseBinding } from './subscription';
 import { checkToken, secondsLeft } from './tokens';
 
@@ -99,6 +100,23 @@ export class Channel {
       member.broadcastRead = read.broadcast;
       member.presenceRead = channel.presenceEnabled ? read.presence : false;
     }
+    const replay = replayRequest(asObject(config.broadcast), isPrivate);
+    if (!replay.ok) return fail(replay.reason);
+    let replayed: StoredBroadcast[] = [];
+    if (replay.request) {
+      if (!member.broadcastRead) {
+        return fail(
+          `Unauthorized: You do not have permissions to read from this Channel topic: ${subTopic}`,
+        );
+      }
+      try {
+        replayed = await storedBroadcasts(ctx.db, subTopic, replay.request);
+      } catch (error) {
+        ctx.log(`broadcast replay failed: ${String(error)}`);
+        return fail(REPLAY_FAILED);
+      }
+      member.replayed = new Set(replayed.map((m) => m.id));
+    }
 
     // postgres_changes: the reply echoes every entry with its id; problems come as `system`.
     const entries = isNewApi
@@ -121,6 +139,10 @@ export class Channel {
     ctx.hub.add(member);
     channel.armExpiry();
     socket.reply(msg, 'ok', { postgres_changes: isNewApi ? replyEntries : [] });
+    for (const m of replayed) {
+      const meta = { replayed: true, id: m.id };
+      channel.push('broadcast', { type: 'broadcast', event: m.event, payload: m.payload, meta });
+    }
     if (entries.length > 0) {
       channel.push('system', {
         extension: 'postgres_changes',

@@ -28,6 +28,8 @@ export interface Member {
   /** Private channels: what RLS on realtime.messages allowed (public: true). */
   broadcastRead: boolean;
   presenceRead: boolean;
+  /** Ids of stored messages this member got by replay: not sent again live. */
+  replayed?: ReadonlySet<string>;
 }
 
 interface PresenceEntry {
@@ -110,8 +112,10 @@ export class Hub {
     const members = this.rooms.get(roomKey({ topic, private: isPrivate }))?.members;
     if (!members) return;
     const frames: Partial<Record<Vsn, Frame>> = {};
+    const id = (payload as { meta?: { id?: unknown } } | null)?.meta?.id;
     for (const member of members) {
       if (!member.broadcastRead || (member === from && !member.selfBroadcast)) continue;
+      if (typeof id === 'string' && member.replayed?.has(id)) continue;
       const vsn = member.outlet.vsn;
       frames[vsn] ??= sharedText(encode(vsn, null, null, topic, 'broadcast', payload));
       member.outlet.send(frames[vsn]);

@@ -13,6 +13,7 @@
  *   the changed row (RLS and column privileges decide), in one call for all subscribers.
  */
 import { mayBecomeSql } from '../db/request';
+import { FILTERS_SQL } from './filters';
 
 export const REALTIME_SQL = /* sql */ `
 create schema if not exists realtime;
@@ -205,7 +206,8 @@ $$;
 
 select realtime.sync_capture_triggers();
 
--- checks: [{"role", "claims", "filters": [[column, op, value], …]}, …], sorted by role, then
+${FILTERS_SQL}
+-- checks: [{"role", "claims", "filters": [[column, op, value, negate], …]}, …], sorted by role, then
 -- filters. For INSERT/UPDATE the row is re-selected by primary key as each subscriber's role
 -- and claims (RLS + column privileges decide), through one prepared statement per (role,
 -- filters) so N subscribers cost one plan; for DELETE the filters run on the old values.
@@ -297,18 +299,7 @@ begin
           ok := false;
           exit;
         end if;
-        filt := filt || ' and ' || case f ->> 1
-          when 'eq' then format('%I = ($2 -> %s ->> 2)::%s', f ->> 0, n, col_type)
-          when 'neq' then format('%I <> ($2 -> %s ->> 2)::%s', f ->> 0, n, col_type)
-          when 'lt' then format('%I < ($2 -> %s ->> 2)::%s', f ->> 0, n, col_type)
-          when 'lte' then format('%I <= ($2 -> %s ->> 2)::%s', f ->> 0, n, col_type)
-          when 'gt' then format('%I > ($2 -> %s ->> 2)::%s', f ->> 0, n, col_type)
-          when 'gte' then format('%I >= ($2 -> %s ->> 2)::%s', f ->> 0, n, col_type)
-          when 'in' then format(
-            '%I = any(array(select jsonb_array_elements_text($2 -> %s -> 2))::%s[])',
-            f ->> 0, n, col_type)
-          else 'false'
-        end;
+        filt := filt || ' and ' || realtime.filter_sql(f, n, col_type);
         n := n + 1;
       end loop;
       if prepared then
@@ -316,9 +307,10 @@ begin
         prepared := false;
       end if;
       if ok and pk_ok and action <> 'DELETE' and cols is not null and pk_cond is not null then
+        -- r.*: the whole row, even when the table has a column named r.
         execute format(
           'prepare realtime_check(jsonb, jsonb) as '
-          'select to_jsonb(t) from (select %s from %s where %s%s) t',
+          'select to_jsonb(r.*) from (select %s from %s where %s%s) r',
           cols, entity, pk_cond, filt);
         prepared := true;
       end if;

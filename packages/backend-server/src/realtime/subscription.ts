@@ -3,12 +3,11 @@
  * `{event, schema, table?, filter?, select?}` → a validated binding, or the hosted error text.
  */
 
+import { type Filter, parseFilters } from './filters';
+
+export type { Filter } from './filters';
+
 export type ChangeEvent = '*' | 'INSERT' | 'UPDATE' | 'DELETE';
-
-export type FilterOp = 'eq' | 'neq' | 'lt' | 'lte' | 'gt' | 'gte' | 'in';
-
-/** One filter condition: `[column, op, value]` (`in` takes a list). */
-export type Filter = [column: string, op: FilterOp, value: string | string[]];
 
 export interface ChangeBinding {
   /** The integer id the join reply and every `postgres_changes` push carry. */
@@ -23,8 +22,6 @@ export interface ChangeBinding {
   /** Columns to send (plus the primary key), or null for all. */
   select: string[] | null;
 }
-
-const OPS = new Set<string>(['eq', 'neq', 'lt', 'lte', 'gt', 'gte', 'in']);
 
 /** A stable integer id for a params object (the hosted service uses a 27-bit term hash). */
 export function bindingId(params: Record<string, unknown>): number {
@@ -46,60 +43,6 @@ function canonical(value: unknown): string {
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
-}
-
-/** Splits on commas outside quotes and parentheses. */
-function splitTopLevel(text: string): string[] {
-  const parts: string[] = [];
-  let depth = 0;
-  let quoted = false;
-  let start = 0;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (ch === '"') quoted = !quoted;
-    else if (!quoted && ch === '(') depth++;
-    else if (!quoted && ch === ')') depth = Math.max(0, depth - 1);
-    else if (!quoted && depth === 0 && ch === ',') {
-      parts.push(text.slice(start, i));
-      start = i + 1;
-    }
-  }
-  parts.push(text.slice(start));
-  return parts.map((p) => p.trim()).filter((p) => p.length > 0);
-}
-
-const unquote = (v: string) =>
-  v.length >= 2 && v.startsWith('"') && v.endsWith('"') ? v.slice(1, -1) : v;
-
-/** Parses a `filter` string (`col=op.value`, comma = AND). */
-export function parseFilters(
-  filter: string,
-): { ok: true; filters: Filter[] } | { ok: false; error: string } {
-  const filters: Filter[] = [];
-  for (const part of splitTopLevel(filter)) {
-    const eq = part.indexOf('=');
-    const fail = (pieces: string[]) => ({
-      ok: false as const,
-      error: `Error parsing \`filter\` params: ${JSON.stringify(pieces)}`,
-    });
-    if (eq <= 0) return fail([part]);
-    const column = part.slice(0, eq);
-    const rest = part.slice(eq + 1);
-    const dot = rest.indexOf('.');
-    if (dot <= 0) return fail([rest]);
-    const op = rest.slice(0, dot);
-    const value = rest.slice(dot + 1);
-    if (!OPS.has(op) || value === 'undefined') return fail([op, value]);
-    if (op === 'in') {
-      const match = /^\((.*)\)$/s.exec(value);
-      if (!match) return fail([op, value]);
-      const items = splitTopLevel(match[1] ?? '').map(unquote);
-      filters.push([column, 'in', items]);
-    } else {
-      filters.push([column, op as FilterOp, unquote(value)]);
-    }
-  }
-  return { ok: true, filters };
 }
 
 function eventOf(event: unknown): ChangeEvent {

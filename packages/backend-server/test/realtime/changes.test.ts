@@ -307,7 +307,7 @@ describe(`postgres_changes and private channels (${databaseKind()})`, () => {
     await badSystems.next(1);
     expect(badSystems.items[0]).toMatchObject({
       status: 'error',
-      message: 'Error parsing `filter` params: ["foo","3"]',
+      message: 'Error parsing `filter` params: ["foo", "3"]',
     });
   });
 
