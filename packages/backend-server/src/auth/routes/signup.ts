@@ -33,7 +33,7 @@ export function signupRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
       if (!ctx.anonymousUsers) {
         throw unprocessable('anonymous_provider_disabled', 'Anonymous sign-ins are disabled');
       }
-      ctx.limiter.hit('signupPerIp', ip);
+      await ctx.limiter.hit('signupPerIp', ip);
       const session = await ctx.db.transaction(async (tx) => {
         const id = await insertUser(tx, { isAnonymous: true, userMetadata: body.data ?? {} });
         return startSession(tx, ctx, id, 'anonymous', { userAgent: userAgent(c) });
@@ -52,7 +52,7 @@ export function signupRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
     const email = validateEmail(body.email);
     checkStrength(body.password, ctx.config.auth.passwordMinLength);
     const pkce = pkceParams(body);
-    ctx.limiter.hit('signupPerIp', ip);
+    await ctx.limiter.hit('signupPerIp', ip);
     const redirectTo = redirectTarget(ctx, redirectParam(c));
     const autoconfirm = ctx.config.auth.autoconfirm;
 
@@ -75,7 +75,7 @@ export function signupRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
         confirmation_sent_at: now,
       });
     }
-    if (!autoconfirm) ctx.limiter.hit('emailPerAddress', email);
+    if (!autoconfirm) await ctx.limiter.hit('emailPerAddress', email);
     const passwordHash = existing ? null : await hashPassword(body.password);
     const mails: OutgoingMail[] = [];
     const result = await ctx.db.transaction(async (tx) => {
