@@ -49,6 +49,8 @@ Options of start:
   --smtp-url URL        send mail through this SMTP server (smtp://…) besides the outbox
   --site-url URL        where links in mails lead (default the server URL)
   --log                 log requests and mails
+  --trusted-proxy ADDR  a load balancer's address or CIDR range (repeat for several): its
+                        X-Forwarded-For names the client (rate limits are per client)
   --no-console          do not serve the console at /_console
   --console-remote      serve the console on a non-loopback --host too (needs --console-password)
   --console-password P  password that unlocks the console from another machine
@@ -83,6 +85,7 @@ const OPTIONS = {
   'smtp-url': { type: 'string' },
   'site-url': { type: 'string' },
   log: { type: 'boolean' },
+  'trusted-proxy': { type: 'string', multiple: true },
   'no-console': { type: 'boolean' },
   'console-remote': { type: 'boolean' },
   'console-password': { type: 'string' },
@@ -240,6 +243,7 @@ async function main(argv: string[]): Promise<number> {
     },
     ...(values['env-file'] ? { functions: { envFile: values['env-file'] } } : {}),
     ...(values.import ? { importFile: values.import } : {}),
+    ...(values['trusted-proxy']?.length ? { trustedProxies: values['trusted-proxy'] } : {}),
     log: values.log ?? false,
   });
   const exportOnExit = values['export-on-exit'];

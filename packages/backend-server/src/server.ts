@@ -146,7 +146,8 @@ export async function startServer(
     });
     const server = createServer();
     http = server;
-    const listener = getRequestListener(async (req) => (await ready).fetch(req));
+    // The Node bindings (`c.env.incoming`) carry the socket: the client address reads it.
+    const listener = getRequestListener(async (req, env) => (await ready).fetch(req, env));
     server.on('request', listener);
     server.on('upgrade', (req, socket, head) => {
       void ready.then(() => {

@@ -11,7 +11,13 @@ import type { Database } from './db/index';
 import type { GatewayInfo } from './http/gateway';
 
 /** Hono environment shared by every service router. */
-export type AppEnv = { Variables: { gateway: GatewayInfo } };
+export type AppEnv = {
+  Variables: {
+    gateway: GatewayInfo;
+    /** The client's address (http/client-address.ts: the socket's, or a trusted proxy's word). */
+    clientAddress: string;
+  };
+};
 
 /** What every service gets. */
 export interface ServerContext {

@@ -8,7 +8,7 @@ import { requireAdmin } from './guard';
 import { createHooks } from './hooks';
 import { OidcCache } from './oauth/oidc';
 import { EmulatorCodes } from './oauth/providers';
-import { RateLimiter } from './rate-limit';
+import { RATE_LIMIT_SQL, RateLimiter } from './rate-limit';
 import { adminFactorRoutes } from './routes/admin-factors';
 import { adminLinkRoutes } from './routes/admin-links';
 import { adminUserRoutes } from './routes/admin-users';
@@ -35,7 +35,7 @@ import { WEBAUTHN_SQL } from './webauthn-schema';
 export const authService: ServiceModule = {
   name: 'auth',
   basePath: '/auth/v1',
-  platformSql: AUTH_SQL + WEBAUTHN_SQL,
+  platformSql: AUTH_SQL + WEBAUTHN_SQL + RATE_LIMIT_SQL,
   keyAuth: true,
   // The hosted gateway's open auth paths; everything else (health included) needs the key.
   openPaths: [
@@ -53,7 +53,7 @@ export const authService: ServiceModule = {
       db,
       outbox: outboxFor(config, log),
       sms: smsOutboxFor(config, log),
-      limiter: new RateLimiter(config.auth.rateLimits),
+      limiter: new RateLimiter(config.auth.rateLimits, db),
       issuer: `${config.url}/auth/v1`,
       keys: config.signingKeys,
       hooks: createHooks(db, config.auth.hooks),

@@ -154,7 +154,7 @@ export async function sendPhoneCode(
   }
   const test = testOtp(ctx, phone);
   if (test) return { kind, phone, hash: tokenHash(phone, test), messageId: 'test-otp' };
-  if (!sms.autoconfirm) ctx.limiter.hit('smsSent', 'all');
+  if (!sms.autoconfirm) await ctx.limiter.hit('smsSent', 'all');
   const sent = await deliverCode(ctx, {
     phone,
     type: kind,

@@ -356,4 +356,15 @@ export interface StartServerOptions {
   importFile?: string;
   /** Log requests and mails to the console. Default false. */
   log?: boolean;
+  /**
+   * Load balancers and reverse proxies in front of the server, as IP addresses or CIDR
+   * ranges. A request whose socket peer is one of them is taken to come from the address
+   * its `X-Forwarded-For` names (the right-most one that is not itself a trusted proxy);
+   * any other request comes from its socket's address, and its `X-Forwarded-For` is
+   * ignored. The client address keys the auth rate limits. Default none.
+   *
+   * @example
+   * startServer({ databaseUrl, trustedProxies: ['10.0.0.0/8', '::1'] });
+   */
+  trustedProxies?: string[];
 }

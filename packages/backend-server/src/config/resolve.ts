@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { TrustedProxies } from '../http/client-address';
 import { SigningKeys } from '../http/signing-keys';
 import { resolveHooks } from './auth-hooks';
 import { resolveExternal } from './external-providers';
@@ -92,6 +93,7 @@ export async function resolveConfig(given: StartServerOptions = {}): Promise<Ser
     functionsDir: abs(options.functionsDir),
     jwtSecret,
     signingKeys,
+    trustedProxies: new TrustedProxies(options.trustedProxies ?? []),
     anonKey,
     serviceRoleKey,
     publishableKeys,

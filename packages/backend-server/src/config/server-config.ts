@@ -2,6 +2,7 @@
  * The resolved settings every service reads (`ServerConfig`), after `resolveConfig`
  * (resolve.ts) has filled in defaults and derived values.
  */
+import type { TrustedProxies } from '../http/client-address';
 import type { SigningKeys } from '../http/signing-keys';
 import type { ResolvedHooks } from './auth-hooks';
 import type { ResolvedExternal } from './external-providers';
@@ -35,6 +36,8 @@ export interface ServerConfig {
   seedFiles: string[];
   functionsDir: string | null;
   jwtSecret: string;
+  /** Peers whose `X-Forwarded-For` names the client (`trustedProxies`). */
+  trustedProxies: TrustedProxies;
   /** The signing keys every service verifies with (shared, so rotations reach all). */
   signingKeys: SigningKeys;
   anonKey: string;

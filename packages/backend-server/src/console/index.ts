@@ -1,6 +1,6 @@
-import { getConnInfo } from '@hono/node-server/conninfo';
 import { type Context, Hono } from 'hono';
 import type { ServerConfig } from '../config/index';
+import { clientAddress } from '../http/client-address';
 import type { AppEnv, ServiceModule } from '../service-module';
 import { consoleApi } from './api';
 import type { ApiError, LoginResponse } from './api-types';
@@ -23,14 +23,6 @@ const BASE_PATH = '/_console';
 export function consoleLink(config: ServerConfig, screen = ''): string | null {
   if (consoleRefusal(config)) return null;
   return `${config.url}${BASE_PATH}/${screen}#token=${config.console.token}`;
-}
-
-function clientAddress(c: Context<AppEnv>): string {
-  try {
-    return getConnInfo(c).remote.address ?? 'unknown';
-  } catch {
-    return 'local';
-  }
 }
 
 /**

@@ -14,6 +14,8 @@ export const PLATFORM_SCHEMAS = [
   'extensions',
   'graphql_public',
   'supabase_functions',
+  // Private: auth's rate-limit counters.
+  '_auth',
 ] as const;
 
 /**

@@ -3,7 +3,12 @@ import { quoteIdent, quoteLiteral } from '../db/quote';
 import { appSchemaCondition, PLATFORM_DATA, PLATFORM_SCHEMAS } from './scope';
 
 /** Platform tables emptied besides the project rows: ephemeral state of the old database. */
-const EPHEMERAL = ['storage.retired_versions', 'realtime.messages', 'realtime.captured_rows'];
+const EPHEMERAL = [
+  'storage.retired_versions',
+  'realtime.messages',
+  'realtime.captured_rows',
+  '_auth.rate_limits',
+];
 
 /**
  * Brings a database back to a fresh platform inside `tx`: drops every app schema (public is

@@ -1,9 +1,11 @@
 import { statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { type Context, Hono } from 'hono';
+import { clientAddress } from '../http/client-address';
 import { bearerToken, verifyJwt } from '../http/jwt';
 import { devToolsFor } from '../logs/index';
 import type { AppEnv, ServerContext, ServiceInstance, ServiceModule } from '../service-module';
@@ -37,7 +39,8 @@ function findEntry(dir: string): string | null {
 function remoteOf(c: Context<AppEnv>): InvokeRequest['remote'] {
   try {
     const { remote } = getConnInfo(c);
-    return { hostname: remote.address ?? '127.0.0.1', port: remote.port ?? 0 };
+    const address = clientAddress(c);
+    return { hostname: isIP(address) ? address : '127.0.0.1', port: remote.port ?? 0 };
   } catch {
     return { hostname: '127.0.0.1', port: 0 };
   }

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { devToolsFor, requestLog } from '../logs/index';
 import type { AppEnv, ServerContext, ServiceInstance, ServiceModule } from '../service-module';
+import { clientAddressMiddleware } from './client-address';
 import { cors, gateway } from './gateway';
 
 /** The gateway's answer for a path no service owns. */
@@ -16,6 +17,7 @@ export function createApp(
   services: readonly { module: ServiceModule; instance: ServiceInstance }[],
 ): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  app.use('*', clientAddressMiddleware(ctx.config.trustedProxies));
   // Every request goes to the live log (the console's Logs screen), first and last.
   app.use('*', requestLog(devToolsFor(ctx.config).log, ctx.config.log));
   for (const { module, instance } of services) {

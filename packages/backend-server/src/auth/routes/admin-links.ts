@@ -117,7 +117,7 @@ export function adminLinkRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
     const email = validateEmail(body.email);
     const existing = await findUserByEmail(ctx.db, email);
     if (existing?.email_confirmed_at) throw unprocessable('email_exists', DUPLICATE_EMAIL);
-    ctx.limiter.hit('emailPerAddress', email);
+    await ctx.limiter.hit('emailPerAddress', email);
     const redirectTo = redirectTarget(ctx, redirectParam(c));
     const admitted = existing
       ? null

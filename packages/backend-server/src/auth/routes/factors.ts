@@ -152,7 +152,7 @@ async function enroll(c: Context<AppEnv>, ctx: AuthContext) {
 
 async function challenge(c: Context<AppEnv>, ctx: AuthContext) {
   const caller = await factorCaller(c, ctx);
-  ctx.limiter.hit('mfaPerIp', `challenge:${clientIp(c)}`);
+  await ctx.limiter.hit('mfaPerIp', `challenge:${clientIp(c)}`);
   const factor = await ownedFactor(ctx.db, caller.user.id, c.req.param('id') ?? '');
   const { mfa } = ctx.config.auth;
   const id = randomUUID();
@@ -232,7 +232,7 @@ interface ChallengeRow {
 
 async function verify(c: Context<AppEnv>, ctx: AuthContext) {
   const caller = await factorCaller(c, ctx);
-  ctx.limiter.hit('mfaPerIp', `verify:${clientIp(c)}`);
+  await ctx.limiter.hit('mfaPerIp', `verify:${clientIp(c)}`);
   const body = await readBody(c, { challenge_id: 'string', code: 'string', webauthn: 'any' });
   const { mfa } = ctx.config.auth;
   const outcome = await ctx.db.transaction(async (tx) => {

@@ -39,14 +39,14 @@ async function otp(c: Context<AppEnv>, ctx: AuthContext, legacy: boolean) {
   }
   const email = validateEmail(body.email);
   const pkce = pkceParams(body);
-  ctx.limiter.hit('otpPerIp', clientIp(c));
+  await ctx.limiter.hit('otpPerIp', clientIp(c));
   const user = await findUserByEmail(ctx.db, email);
   if (!user && body.create_user === false) {
     throw unprocessable('otp_disabled', 'Signups not allowed for otp');
   }
   // A new or unconfirmed address goes through sign-up, as in GoTrue.
   if (ctx.config.auth.disableSignup && !user?.email_confirmed_at) throw SIGNUP_DISABLED();
-  ctx.limiter.hit('emailPerAddress', email);
+  await ctx.limiter.hit('emailPerAddress', email);
   const redirectTo = redirectTarget(ctx, redirectParam(c));
   const autoconfirm = ctx.config.auth.autoconfirm;
   const admitted = user
@@ -79,10 +79,10 @@ export function mailFlowRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
     if (!body.email) throw badRequest('validation_failed', 'Password recovery requires an email');
     const email = validateEmail(body.email);
     const pkce = pkceParams(body);
-    ctx.limiter.hit('otpPerIp', clientIp(c));
+    await ctx.limiter.hit('otpPerIp', clientIp(c));
     const user = await findUserByEmail(ctx.db, email);
     if (!user) return c.json({});
-    ctx.limiter.hit('emailPerAddress', email);
+    await ctx.limiter.hit('emailPerAddress', email);
     const redirectTo = redirectTarget(ctx, redirectParam(c));
     const mail = await ctx.db.transaction((tx) =>
       prepareRecovery(tx, ctx, { id: user.id, email }, redirectTo, pkce, 'recovery'),
@@ -121,12 +121,12 @@ export function mailFlowRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
     }
     const email = validateEmail(body.email);
     const pkce = pkceParams(body);
-    ctx.limiter.hit('otpPerIp', clientIp(c));
+    await ctx.limiter.hit('otpPerIp', clientIp(c));
     const user = await findUserByEmail(ctx.db, email);
     if (!user) return c.json({});
     if (type === 'signup' && user.email_confirmed_at) return c.json({});
     if (type === 'email_change' && !user.email_change) return c.json({});
-    ctx.limiter.hit('emailPerAddress', email);
+    await ctx.limiter.hit('emailPerAddress', email);
     const redirectTo = redirectTarget(ctx, redirectParam(c));
     const mails: OutgoingMail[] = await ctx.db.transaction(async (tx) =>
       type === 'signup'

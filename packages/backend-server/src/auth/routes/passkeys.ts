@@ -128,7 +128,7 @@ async function registrationVerify(c: Context<AppEnv>, ctx: AuthContext) {
 }
 
 async function authenticationOptions(c: Context<AppEnv>, ctx: AuthContext) {
-  ctx.limiter.hit('passkeyPerIp', clientIp(c));
+  await ctx.limiter.hit('passkeyPerIp', clientIp(c));
   // The body only carries a captcha token (`gotrue_meta_security`); no captcha here.
   await readBody(c, { gotrue_meta_security: 'object' }, { allowEmpty: true });
   const seconds = ctx.config.auth.webauthn.challengeExpiry;

@@ -98,7 +98,7 @@ export async function phoneSignup(c: Context<AppEnv>, ctx: AuthContext, body: Ph
   }
   if (!sms.enabled) throw phoneDisabled('Phone signups are disabled');
   const phone = validatePhone(body.phone);
-  ctx.limiter.hit('signupPerIp', clientIp(c));
+  await ctx.limiter.hit('signupPerIp', clientIp(c));
   const existing = await findUserByPhone(ctx.db, phone);
   if (existing?.phone_confirmed_at) {
     if (sms.autoconfirm || ctx.config.auth.autoconfirm) {
@@ -162,7 +162,7 @@ export async function phoneOtp(
   }
   if (!sms.enabled) throw phoneDisabled(UNSUPPORTED_PROVIDER);
   const channel = checkChannel(ctx, body.channel);
-  ctx.limiter.hit('otpPerIp', clientIp(c));
+  await ctx.limiter.hit('otpPerIp', clientIp(c));
   let userId = existing?.id ?? null;
   if (!existing?.phone_confirmed_at && !sms.autoconfirm) {
     // A new or unconfirmed number gets the sign-up confirmation code (which signs in too).
@@ -201,7 +201,7 @@ export async function phoneResend(
 ) {
   if (!ctx.config.auth.sms.enabled) throw phoneDisabled('Phone logins are disabled');
   const phone = validatePhone(rawPhone);
-  ctx.limiter.hit('otpPerIp', clientIp(c));
+  await ctx.limiter.hit('otpPerIp', clientIp(c));
   const user = await findUserByPhone(ctx.db, phone);
   if (!user) return c.json({});
   if (type === 'sms' && user.phone_confirmed_at) return c.json({});

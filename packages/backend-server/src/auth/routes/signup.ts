@@ -40,7 +40,7 @@ export function signupRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
       if (!ctx.anonymousUsers) {
         throw unprocessable('anonymous_provider_disabled', 'Anonymous sign-ins are disabled');
       }
-      ctx.limiter.hit('signupPerIp', ip);
+      await ctx.limiter.hit('signupPerIp', ip);
       const admitted = await admitNewUser(ctx.hooks, {
         isAnonymous: true,
         userMetadata: body.data ?? {},
@@ -63,7 +63,7 @@ export function signupRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
     const email = validateEmail(body.email);
     checkStrength(body.password, ctx.config.auth.passwordMinLength);
     const pkce = pkceParams(body);
-    ctx.limiter.hit('signupPerIp', ip);
+    await ctx.limiter.hit('signupPerIp', ip);
     const redirectTo = redirectTarget(ctx, redirectParam(c));
     const autoconfirm = ctx.config.auth.autoconfirm;
 
@@ -86,7 +86,7 @@ export function signupRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
         confirmation_sent_at: now,
       });
     }
-    if (!autoconfirm) ctx.limiter.hit('emailPerAddress', email);
+    if (!autoconfirm) await ctx.limiter.hit('emailPerAddress', email);
     const admitted = existing
       ? null
       : await admitNewUser(ctx.hooks, {

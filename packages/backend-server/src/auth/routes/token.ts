@@ -121,7 +121,7 @@ async function pkceGrant(c: Context<AppEnv>, ctx: AuthContext) {
 export function tokenRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
   routes.post('/token', async (c) => {
     const grant = c.req.query('grant_type') ?? '';
-    ctx.limiter.hit('tokenPerIp', clientIp(c));
+    await ctx.limiter.hit('tokenPerIp', clientIp(c));
     switch (grant) {
       case 'password':
         return c.json(await passwordGrant(c, ctx));

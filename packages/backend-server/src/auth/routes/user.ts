@@ -131,7 +131,7 @@ export function userRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
     }
     const pkce = pkceParams(body);
     const immediate = newEmail !== null && user.is_anonymous && ctx.config.auth.autoconfirm;
-    if (newEmail && !immediate) ctx.limiter.hit('emailPerAddress', newEmail);
+    if (newEmail && !immediate) await ctx.limiter.hit('emailPerAddress', newEmail);
     const redirectTo = redirectTarget(ctx, redirectParam(c));
     const mails: OutgoingMail[] = [];
     const phoneCode =
@@ -196,7 +196,7 @@ export function userRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
     if (!user.email_confirmed_at) {
       throw unprocessable('email_not_confirmed', 'Please verify your email first.');
     }
-    ctx.limiter.hit('emailPerAddress', email);
+    await ctx.limiter.hit('emailPerAddress', email);
     const mail = await ctx.db.transaction((tx) =>
       prepareReauthentication(tx, { id: user.id, email }),
     );

@@ -1,11 +1,9 @@
 import type { Context } from 'hono';
+import { clientAddress } from '../../http/client-address';
 import type { AppEnv } from '../../service-module';
 
-/** The caller's IP (the socket's peer address), for rate limits. */
-export function clientIp(c: Context<AppEnv>): string {
-  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
-  return env?.incoming?.socket?.remoteAddress ?? 'local';
-}
+/** The caller's IP (see http/client-address.ts), for rate limits and MFA challenges. */
+export const clientIp = (c: Context<AppEnv>): string => clientAddress(c);
 
 /** `?redirect_to=` (auth-js always sends it as a query parameter). */
 export const redirectParam = (c: Context<AppEnv>) => c.req.query('redirect_to') || undefined;

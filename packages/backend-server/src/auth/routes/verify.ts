@@ -177,7 +177,7 @@ export function verifyRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
     const type = checkType(c.req.query('type'));
     const token = c.req.query('token') ?? '';
     if (!token) throw badRequest('validation_failed', 'Verify requires a token or a token hash');
-    ctx.limiter.hit('otpPerIp', clientIp(c));
+    await ctx.limiter.hit('otpPerIp', clientIp(c));
     const pkce = token.startsWith(PKCE_PREFIX);
     const target = new URL(redirectTarget(ctx, redirectParam(c)));
     try {
@@ -231,7 +231,7 @@ export function verifyRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
         'Only an email address or phone number should be provided on verify',
       );
     }
-    ctx.limiter.hit('otpPerIp', clientIp(c));
+    await ctx.limiter.hit('otpPerIp', clientIp(c));
     if (body.token_hash && (body.email || body.phone)) {
       throw badRequest('validation_failed', 'Only the token_hash and type should be provided');
     }
