@@ -1,15 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createClient } from '@supabase/supabase-js';
-import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { runDataCommand } from '../../src/data/cli';
 import type { RunningServer } from '../../src/server';
 import { writeProject } from '../functions/support';
-import { databaseKind, startTestServer } from '../support/server';
+import { createTestDatabase, databaseKind, startTestServer } from '../support/server';
 
 // A 1×1 PNG.
 const PNG = Buffer.from(
@@ -53,20 +51,7 @@ async function put(root: string, path: string, data: string | Buffer): Promise<v
 
 /** A database of our own on the run's PostgreSQL (kept across restarts), or none on PGlite. */
 async function ownDatabase(): Promise<{ url?: string; drop: () => Promise<void> }> {
-  const adminUrl = inject('postgresAdminUrl');
-  if (!adminUrl) return { drop: async () => {} };
-  const name = `test_${randomBytes(6).toString('hex')}`;
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
-  await admin.end();
-  return {
-    url: adminUrl.replace(/\/postgres$/, `/${name}`),
-    drop: async () => {
-      const sql = postgres(adminUrl, { max: 1, onnotice: () => {} });
-      await sql.unsafe(`drop database if exists ${name} with (force)`);
-      await sql.end();
-    },
-  };
+  return (await createTestDatabase()) ?? { drop: async () => {} };
 }
 
 describe(`config.toml buckets, seeds and function secrets (${databaseKind()})`, () => {
