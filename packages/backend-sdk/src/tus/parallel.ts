@@ -168,17 +168,20 @@ async function sendParts(
         Math.min(part.to, part.from + part.offset + chunkSize),
       )
     ).data;
+  // The error that stopped the parts: the others then fail with `aborted`, which must not
+  // hide it (it decides whether the upload is retried).
+  let first: { error: unknown } | undefined;
   const run = async (work: (part: Part) => Promise<void>) => {
-    const settled = await Promise.allSettled(
+    await Promise.allSettled(
       parts.map((part) =>
         work(part).catch((error: unknown) => {
+          first ??= { error };
           stop();
           throw error;
         }),
       ),
     );
-    const failed = settled.find((s) => s.status === 'rejected');
-    if (failed) throw signal.aborted ? signal.reason : (failed as PromiseRejectedResult).reason;
+    if (first) throw signal.aborted ? signal.reason : first.error;
   };
   /** Creates the final upload (404: a part is gone, and the upload starts over). */
   const join = async (): Promise<string> => {

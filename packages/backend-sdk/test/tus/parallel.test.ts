@@ -200,6 +200,36 @@ describe('parallel uploads against the real server', () => {
     expect(again.log.filter((l) => l === 'POST 201 partial')).toHaveLength(3);
   }, 60_000);
 
+  it('retries when one part fails: the aborts it causes in the other parts do not hide why', async () => {
+    const user = newUser(server);
+    const { storage } = clientFor(server, user);
+    const data = bytes(6 * MiB + 3, 4);
+    let last: string | undefined;
+    let failed = 0;
+    // The connection of the last part's first chunk drops; the other two parts are then
+    // stopped mid-request and fail as aborted, ahead of it in part order.
+    const fetcher = (async (input: Request | string | URL, init?: RequestInit) => {
+      const request = new Request(input, init);
+      const concat = request.headers.get('upload-concat');
+      if (concat?.startsWith('final;')) last = concat.split(' ').at(-1);
+      if (request.method === 'PATCH' && request.url === last && failed === 0) {
+        failed += 1;
+        throw new TypeError('fetch failed');
+      }
+      return fetch(request);
+    }) as typeof fetch;
+    const upload = clientFor(server, user, { fetch: fetcher })
+      .storage.from('parts')
+      .uploadResumable(`${user.id}/dropped.bin`, new Blob([data]), {
+        urlStore: false,
+        chunkSize: MiB,
+        parallel: parallelParts(3),
+      });
+    expect((await upload.result).error).toBeNull();
+    expect(failed).toBe(1);
+    expect(await storedSha(storage, 'parts', `${user.id}/dropped.bin`)).toBe(sha256(data));
+  }, 60_000);
+
   it('terminates every part on abort, and starts over once when a stored part is gone', async () => {
     const user = newUser(server);
     const { storage } = clientFor(server, user);
