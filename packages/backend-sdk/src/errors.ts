@@ -47,10 +47,7 @@ export type ErrorKind = 'backend' | 'auth' | 'rest' | 'functions' | (string & {}
 
 /** Base class of every error the SDK returns or throws. */
 export class BackendError extends Error {
-  readonly [BRAND] = true;
-  override name = 'BackendError';
-  /** The capability that raised the error (`'auth'`, `'rest'`, `'functions'`, …). */
-  readonly kind: ErrorKind = 'backend';
+  declare name: string;
   /** HTTP status, or 0 when there was no response. */
   declare readonly status: number;
   /** Machine-readable code, or `''` when the backend sent none. */
@@ -60,23 +57,49 @@ export class BackendError extends Error {
 
   constructor(message: string, options: BackendErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    // An own enumerable `message`, as the plain error objects of the official client have, so
-    // `{ ...error }` and JSON logging keep it.
-    Object.defineProperty(this, 'message', { value: message, enumerable: true, writable: true });
+    this.name = 'BackendError';
     this.status = options.status ?? 0;
     this.code = options.code ?? '';
     this.details = options.details ?? null;
   }
 
-  /** A plain object for logging and `JSON.stringify`. */
-  toJSON(): { name: string; message: string; status: number; code: string; details: unknown } {
-    return {
+  /** The capability that raised the error (`'auth'`, `'rest'`, `'functions'`, …). */
+  get kind(): ErrorKind {
+    return 'backend';
+  }
+
+  /** Always true: what {@link isBackendError} looks for, through any copy of the SDK. */
+  get [BRAND](): true {
+    return true;
+  }
+
+  /**
+   * Makes `keys` the error's own enumerable properties, in that order, and hides the others,
+   * so that `Object.keys`, spreads and `JSON.stringify` see what the official client's error
+   * of the same kind has.
+   */
+  protected shape(keys: string[]): void {
+    const self = this as unknown as Record<string, unknown>;
+    for (const k of Object.keys(self))
+      if (!keys.includes(k)) Object.defineProperty(self, k, { enumerable: false });
+    for (const k of keys) {
+      const value = self[k];
+      delete self[k];
+      self[k] = value;
+    }
+  }
+
+  /**
+   * A plain object for logging and `JSON.stringify`: `name`, `message` and the error's own
+   * enumerable fields, as the official client's errors serialise.
+   */
+  toJSON(): Record<string, unknown> & { name: string; message: string } {
+    const out: Record<string, unknown> & { name: string; message: string } = {
       name: this.name,
       message: this.message,
-      status: this.status,
-      code: this.code,
-      details: this.details,
     };
+    for (const [k, v] of Object.entries(this)) if (!/^(__is|namespace$)/.test(k)) out[k] = v;
+    return out;
   }
 }
 
@@ -117,15 +140,14 @@ export interface AuthErrorOptions extends BackendErrorOptions {
  * `AuthRetryableFetchError`, `AuthSessionMissingError`), so code that reads it ports as is.
  */
 export class AuthError extends BackendError {
-  declare name: string;
-  override readonly kind: ErrorKind = 'auth';
   /** What the official client's `isAuthError()` looks for. */
-  readonly __isAuthError = true;
+  declare readonly __isAuthError: true;
   /** For `weak_password`: why the password was refused (`length`, `characters`, `pwned`). */
   declare readonly reasons?: string[];
   constructor(message: string, options: AuthErrorOptions = {}) {
     super(message, options);
     const { status = 0, code } = options;
+    (this as { __isAuthError: true }).__isAuthError = true;
     this.name =
       code === 'weak_password'
         ? 'AuthWeakPasswordError'
@@ -136,11 +158,16 @@ export class AuthError extends BackendError {
             : status >= 400
               ? 'AuthApiError'
               : 'AuthError';
-    if (code === 'weak_password') (this as { reasons?: string[] }).reasons = options.reasons ?? [];
+    const keys = ['__isAuthError', 'name', 'status', 'code'];
+    if (code === 'weak_password') {
+      (this as { reasons?: string[] }).reasons = options.reasons ?? [];
+      keys.push('reasons');
+    }
+    this.shape(keys);
   }
 
-  override toJSON(): ReturnType<BackendError['toJSON']> & { reasons?: string[] } {
-    return this.reasons ? { ...super.toJSON(), reasons: this.reasons } : super.toJSON();
+  override get kind(): ErrorKind {
+    return 'auth';
   }
 }
 
@@ -160,17 +187,17 @@ export interface RestErrorOptions extends BackendErrorOptions {
  * `name` is `PostgrestError`, as the official client's.
  */
 export class RestError extends BackendError {
-  override name = 'PostgrestError';
-  override readonly kind: ErrorKind = 'rest';
   /** PostgREST's hint, or null. */
   declare readonly hint: string | null;
   constructor(message: string, options: RestErrorOptions = {}) {
     super(message, options);
+    this.name = 'PostgrestError';
     this.hint = options.hint ?? null;
+    this.shape(['name', 'details', 'hint', 'code']);
   }
 
-  override toJSON(): ReturnType<BackendError['toJSON']> & { hint: string | null } {
-    return { ...super.toJSON(), hint: this.hint };
+  override get kind(): ErrorKind {
+    return 'rest';
   }
 }
 
@@ -209,8 +236,6 @@ export interface FunctionsErrorOptions extends BackendErrorOptions {
  * `FunctionsRelayError` or `FunctionsFetchError`.
  */
 export class FunctionsError extends BackendError {
-  declare name: string;
-  override readonly kind: ErrorKind = 'functions';
   /** `relay`, `http` or `fetch`. */
   declare readonly type: FunctionsErrorType;
   /** The parsed response body, or null when no response arrived. */
@@ -227,6 +252,11 @@ export class FunctionsError extends BackendError {
     this.body = options.body ?? null;
     this.response = options.response ?? null;
     this.context = options.response ?? options.cause ?? null;
+    this.shape(['name', 'context']);
+  }
+
+  override get kind(): ErrorKind {
+    return 'functions';
   }
 }
 

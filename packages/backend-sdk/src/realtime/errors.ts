@@ -1,4 +1,4 @@
-import { BackendError, type ErrorKind } from '../errors';
+import { BackendError, type BackendErrorOptions, type ErrorKind } from '../errors';
 
 /**
  * A realtime failure: a join refused by the server (`code` is the server's reason code, e.g.
@@ -6,6 +6,13 @@ import { BackendError, type ErrorKind } from '../errors';
  * (`status` is the HTTP status).
  */
 export class RealtimeError extends BackendError {
-  override name = 'RealtimeError';
-  override readonly kind: ErrorKind = 'realtime';
+  constructor(message: string, options?: BackendErrorOptions) {
+    super(message, options);
+    this.name = 'RealtimeError';
+    this.shape(['name', 'status', 'code', 'details']);
+  }
+
+  override get kind(): ErrorKind {
+    return 'realtime';
+  }
 }

@@ -6,19 +6,25 @@ import { BackendError, type BackendErrorOptions, type ErrorKind } from '../error
  * the storage error code (`NoSuchKey`, `Duplicate`-class `ResourceAlreadyExists`, …).
  */
 export class StorageError extends BackendError {
-  /** `StorageApiError` when the server answered, else `StorageUnknownError` (as supabase-js). */
-  declare name: string;
-  override readonly kind: ErrorKind = 'storage';
   /** The logical status from the body, as a string (`"404"`), or the HTTP status. */
-  readonly statusCode: string;
+  declare readonly statusCode: string;
   /** What the official client's `isStorageError()` looks for. */
-  readonly __isStorageError = true;
+  declare readonly __isStorageError: true;
   /** The official client's error namespace. */
-  readonly namespace = 'storage';
+  declare readonly namespace: 'storage';
   constructor(message: string, options: BackendErrorOptions & { statusCode?: string } = {}) {
     super(message, options);
-    this.name = options.status ? 'StorageApiError' : 'StorageUnknownError';
-    this.statusCode = options.statusCode ?? String(options.status ?? 0);
+    Object.assign(this, {
+      __isStorageError: true,
+      namespace: 'storage',
+      name: options.status ? 'StorageApiError' : 'StorageUnknownError',
+      statusCode: options.statusCode ?? String(options.status ?? 0),
+    });
+    this.shape(['__isStorageError', 'namespace', 'name', 'status', 'statusCode']);
+  }
+
+  override get kind(): ErrorKind {
+    return 'storage';
   }
 }
 

@@ -1,4 +1,4 @@
-import { BackendError, type ErrorKind } from '../errors';
+import { BackendError, type BackendErrorOptions, type ErrorKind } from '../errors';
 
 /**
  * A resumable upload failed. `status` is the HTTP status of the failing tus response (0 for
@@ -7,6 +7,13 @@ import { BackendError, type ErrorKind } from '../errors';
  * `details` the server's plain-text error body.
  */
 export class UploadError extends BackendError {
-  override name = 'UploadError';
-  override readonly kind: ErrorKind = 'upload';
+  constructor(message: string, options?: BackendErrorOptions) {
+    super(message, options);
+    this.name = 'UploadError';
+    this.shape(['name', 'status', 'code', 'details']);
+  }
+
+  override get kind(): ErrorKind {
+    return 'upload';
+  }
 }

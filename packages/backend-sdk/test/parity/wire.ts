@@ -334,7 +334,7 @@ function parseBinary(bytes: Uint8Array): Parsed {
 
 /**
  * A result in comparable form: errors as their own enumerable fields plus `name` and
- * `message`, Blobs/Responses/FormData/streams as what they contain.
+ * `message`, and the lists of their own enumerable keys (`$keys`) and JSON keys (`$json`), Blobs/Responses/FormData/streams as what they contain.
  */
 export async function comparableResult(value: unknown, secrets: Secrets): Promise<unknown> {
   const ancestors = new Set<unknown>();
@@ -354,6 +354,10 @@ export async function comparableResult(value: unknown, secrets: Secrets): Promis
     if (v instanceof Error) {
       const fields: Record<string, unknown> = { [ERROR]: true, name: v.name, message: v.message };
       for (const [k, f] of Object.entries(v)) fields[k] = await walk(f, k);
+      // What code comparing error objects sees: their own enumerable keys, in order, and the
+      // keys of their JSON. Ours must have the same (our extra fields are not enumerable).
+      fields.$keys = Object.keys(v);
+      fields.$json = Object.keys(JSON.parse(JSON.stringify(v)));
       return fields;
     }
     if (typeof Blob !== 'undefined' && v instanceof Blob)

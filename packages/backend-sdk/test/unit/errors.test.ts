@@ -10,6 +10,7 @@ import {
   isRestError,
   RestError,
 } from '../../src/errors';
+import { StorageError } from '../../src/storage/errors';
 
 describe('BackendError', () => {
   it('carries status, code, details and cause', () => {
@@ -129,11 +130,57 @@ describe('capability errors', () => {
     });
     expect(weak.reasons).toEqual(['length']);
     expect(JSON.parse(JSON.stringify(weak)).reasons).toEqual(['length']);
-    const rest = new RestError('duplicate key', { status: 409, code: '23505', hint: 'h' });
-    expect({ ...rest }).toMatchObject({ message: 'duplicate key', code: '23505', hint: 'h' });
-    expect(JSON.parse(JSON.stringify(rest))).toMatchObject({ message: 'duplicate key', hint: 'h' });
     const cause = new TypeError('fetch failed');
     expect(new FunctionsError('x', { type: 'fetch', cause }).context).toBe(cause);
+  });
+
+  it("has the official client's own enumerable keys, in its order, and its JSON", () => {
+    // What supabase-js 2.109's classes give for the same failures (read from its errors).
+    const rest = new RestError('duplicate key', { status: 409, code: '23505', details: 'd' });
+    expect(Object.keys(rest)).toEqual(['name', 'details', 'hint', 'code']);
+    expect(JSON.stringify(rest)).toBe(
+      '{"name":"PostgrestError","message":"duplicate key","details":"d","hint":null,"code":"23505"}',
+    );
+    expect({ ...rest }).toEqual({
+      name: 'PostgrestError',
+      details: 'd',
+      hint: null,
+      code: '23505',
+    });
+    const auth = new AuthError('Invalid login credentials', { status: 400, code: 'bad' });
+    expect(Object.keys(auth)).toEqual(['__isAuthError', 'name', 'status', 'code']);
+    expect(JSON.stringify(auth)).toBe(
+      '{"name":"AuthApiError","message":"Invalid login credentials","status":400,"code":"bad"}',
+    );
+    const weak = new AuthError('m', { status: 422, code: 'weak_password', reasons: ['length'] });
+    expect(Object.keys(weak)).toEqual(['__isAuthError', 'name', 'status', 'code', 'reasons']);
+    const storage = new StorageError('Object not found', { status: 400, statusCode: '404' });
+    expect(Object.keys(storage)).toEqual([
+      '__isStorageError',
+      'namespace',
+      'name',
+      'status',
+      'statusCode',
+    ]);
+    expect(JSON.stringify(storage)).toBe(
+      '{"name":"StorageApiError","message":"Object not found","status":400,"statusCode":"404"}',
+    );
+    const fn = new FunctionsError('Edge Function returned a non-2xx status code', {
+      type: 'http',
+      response: new Response('x'),
+    });
+    expect(Object.keys(fn)).toEqual(['name', 'context']);
+    expect(JSON.stringify(fn)).toBe(
+      '{"name":"FunctionsHttpError","message":"Edge Function returned a non-2xx status code","context":{}}',
+    );
+    // The SDK's own fields stay readable, only not listed.
+    expect([rest.kind, rest.status, auth.kind, storage.code, fn.type]).toEqual([
+      'rest',
+      409,
+      'auth',
+      '',
+      'http',
+    ]);
   });
 
   it('guards recognise errors from another realm by brand and kind', () => {
