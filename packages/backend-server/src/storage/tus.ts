@@ -209,7 +209,8 @@ export async function createTus(s: StorageContext, expiryMs: number): Promise<Tu
       if (req.method === 'PATCH' && (record?.storage_concat || record?.storage_parts)) {
         throw tusError(403, 'A final upload cannot be modified');
       }
-      if (!record) return; // tus answers 404
+      // No record: tus answers 404. Done: it answers as complete, changing nothing.
+      if (!record || record.storage_done) return;
       const { bucket, name } = target(record.metadata);
       const fromUrl = parseUrlId(new URL(req.url).pathname.split('/').pop() ?? '');
       if (!fromUrl || fromUrl.bucket !== bucket || fromUrl.name !== name) {
