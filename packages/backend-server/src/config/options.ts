@@ -199,6 +199,15 @@ export interface StorageOptions {
   fileSizeLimit?: number;
   /** Seconds an unfinished resumable upload is kept (`Upload-Expires`). Default 24 h. */
   uploadExpiry?: number;
+  /**
+   * Where storage keeps its files (object bytes, resumable uploads). Default
+   * `<dataDir>/storage`, or a temporary directory without a data directory. Replicas on one
+   * PostgreSQL share one (a shared volume), as they share the database.
+   *
+   * @example
+   * startServer({ databaseUrl, storage: { directory: '/mnt/shared/storage' } });
+   */
+  directory?: string;
   /** Seconds a signed upload URL is valid. Default 60, as the hosted service. */
   signedUploadExpiry?: number;
   /** Image transformations (`/storage/v1/render/image/…`). */

@@ -72,9 +72,9 @@ export async function resolveConfig(given: StartServerOptions = {}): Promise<Ser
     checkOpaqueKey(k, 'secret'),
   );
   const dataDir = abs(options.dataDir);
-  const storageDir = dataDir
-    ? join(dataDir, 'storage')
-    : await mkdtemp(join(tmpdir(), 'backend-server-storage-'));
+  const storageDir =
+    abs(options.storage?.directory) ??
+    (dataDir ? join(dataDir, 'storage') : await mkdtemp(join(tmpdir(), 'backend-server-storage-')));
   const auth = options.auth ?? {};
   const rateLimits =
     auth.rateLimits === false ? false : { ...DEFAULT_RATE_LIMITS, ...(auth.rateLimits ?? {}) };
@@ -86,7 +86,7 @@ export async function resolveConfig(given: StartServerOptions = {}): Promise<Ser
     dataDir,
     projectDir: abs(options.projectDir),
     storageDir,
-    storageDirIsTemp: !dataDir,
+    storageDirIsTemp: !dataDir && !options.storage?.directory,
     databaseUrl: options.databaseUrl ?? null,
     migrationsDir: abs(options.migrationsDir),
     seedFiles: seedList(options.seedFile),

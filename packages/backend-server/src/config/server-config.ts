@@ -75,7 +75,7 @@ export interface ServerConfig {
     external: ResolvedExternal;
   };
   rest: Required<RestOptions>;
-  storage: Required<Omit<StorageOptions, 'imageTransformation' | 'buckets'>> & {
+  storage: Required<Omit<StorageOptions, 'imageTransformation' | 'buckets' | 'directory'>> & {
     imageTransformation: Required<ImageTransformationOptions>;
     /** Buckets made or updated at start (absolute `objectsPath`). */
     buckets: Record<string, BucketOptions>;

@@ -8,7 +8,7 @@ import { RenderCache } from './render-cache';
 import { storageRoutes } from './router';
 import { STORAGE_SQL } from './schema';
 import { seedBuckets } from './seed-buckets';
-import { createTus, sweepTus } from './tus';
+import { createTus } from './tus';
 
 /**
  * Storage under /storage/v1, as the hosted storage API: buckets, objects (bytes on disk,
@@ -31,9 +31,7 @@ export const storageService: ServiceModule = {
     );
     const referenced = new Set(rows.map((r) => r.version));
     const swept = await disk.sweep(referenced);
-    const sweptTus = await sweepTus(disk.tus, config.storage.uploadExpiry * 1000);
-    if (swept + sweptTus > 0)
-      ctx.log(`storage: swept ${swept} orphan files, ${sweptTus} stale uploads`);
+    if (swept > 0) ctx.log(`storage: swept ${swept} orphan files`);
     // The configured buckets (config.toml's [storage.buckets.*]) and their objects_path files.
     const seeded = await seedBuckets(
       db,
@@ -60,7 +58,13 @@ export const storageService: ServiceModule = {
       signedUploadExpiry: config.storage.signedUploadExpiry,
       render,
     };
-    const tus = createTus(s, config.storage.uploadExpiry * 1000);
+    const tus = await createTus(s, config.storage.uploadExpiry * 1000);
+    // Dead tus uploads (not those another replica is writing, tus-sweep.ts).
+    const sweptTus = await tus.sweep().catch(async (error: unknown) => {
+      await tus.close();
+      throw error;
+    });
+    if (sweptTus > 0) ctx.log(`storage: swept ${sweptTus} stale uploads`);
     // Rows deleted or replaced by app SQL (not through storage) free their bytes too.
     const collector = setInterval(() => {
       collectRetired(db, disk).catch((error: unknown) =>
@@ -72,7 +76,7 @@ export const storageService: ServiceModule = {
       routes: storageRoutes(s, tus),
       close: async () => {
         clearInterval(collector);
-        tus.close();
+        await tus.close();
       },
     };
   },

@@ -8,7 +8,6 @@
 import { randomUUID } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Upload } from '@tus/server';
 import type { ConcatDeps } from './tus-concat';
 import type { UploadRecord } from './tus-store';
 
@@ -98,57 +97,38 @@ export async function placeParts(
   return version;
 }
 
-/** Per final upload, the last check of its parts (one at a time). */
-const checks = new Map<string, Promise<void>>();
-
 /**
  * Called when a placed part is complete: if every part of final upload `version` is, commits
- * the object as the caller of `req` (once, however many parts finish at the same time). Its
- * parts then answer HEAD as complete, and a final upload asked again for them gets this one.
+ * the object as the caller of `req` (once, however many parts finish at the same time, on
+ * whichever replicas: the check and the commit hold the final upload's lock). Its parts then
+ * answer HEAD as complete, and a final upload asked again for them gets this one.
  */
-export function partFinished(
+export async function partFinished(
   d: Omit<ConcatDeps, 'url'>,
   req: Request,
   version: string,
 ): Promise<void> {
-  const next = (checks.get(version) ?? Promise.resolve()).then(async () => {
-    const store = d.datastore.configstore;
-    const final = (await store.get(version)) as UploadRecord | undefined;
-    if (!final?.storage_parts || final.size === undefined) return; // committed already
-    const parts = await Promise.all(
-      final.storage_parts.map(async (id) => (await store.get(id)) as UploadRecord | undefined),
-    );
+  const lock = d.locker.newLock(version);
+  // Taken also when the client has gone: no one else would commit the object.
+  await lock.lock(new AbortController().signal, () => {});
+  try {
+    const final = await d.datastore.record(version);
+    if (!final?.storage_parts || final.size === undefined || final.storage_done) return;
+    const parts = await Promise.all(final.storage_parts.map((id) => d.datastore.record(id)));
     if (parts.some((p) => !p || p.size === undefined || (p.storage_written ?? 0) < p.size)) return;
-    const size = final.size;
     try {
       const file = join(d.s.disk.tus, version);
-      await d.commit(req, file, version, size, final.metadata, final.storage_upsert === true);
+      await d.commit(req, file, version, final.size, final.metadata, final.storage_upsert === true);
     } catch (error) {
       // Refused (the object exists, a policy): the parts are of no more use.
+      const store = d.datastore.configstore;
       for (const id of [...final.storage_parts, version]) await store.delete(id).catch(() => {});
       throw error;
     }
-    const keep = d.datastore.getExpiration();
-    const upload = new Upload({
-      id: version,
-      size,
-      offset: size,
-      metadata: final.metadata as never,
-    });
-    Object.assign(upload, { storage_concat: final.storage_concat });
-    d.datastore.keepFinished(upload, keep);
-    for (const [i, id] of final.storage_parts.entries()) {
-      const partSize = parts[i]?.size ?? 0;
-      const part = new Upload({ id, size: partSize, offset: partSize });
-      d.datastore.keepFinished(Object.assign(part, { storage_final: version }), keep);
-      await store.delete(id).catch(() => {});
-    }
-    await store.delete(version).catch(() => {});
-  });
-  const settled = next.catch(() => {});
-  checks.set(version, settled);
-  void settled.then(() => {
-    if (checks.get(version) === settled) checks.delete(version);
-  });
-  return next;
+    for (const id of final.storage_parts)
+      await d.datastore.markDone(id, { storage_final: version });
+    await d.datastore.markDone(version);
+  } finally {
+    await lock.unlock();
+  }
 }

@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { open, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type Lock, type Locker, Metadata, Upload } from '@tus/server';
+import { type Lock, type Locker, Metadata } from '@tus/server';
 import type { StorageContext } from './context';
 import { append, placeParts } from './tus-assembly';
 import { parseUrlId, TUS_PATH, tusError } from './tus-ids';
@@ -73,8 +73,8 @@ function partsOf(header: string, bucket: string, name: string): string[] {
 
 /** A part named by a final upload: its size, the bytes it holds, its final upload if placed. */
 async function partOf(d: ConcatDeps, version: string) {
-  const record = (await d.datastore.configstore.get(version)) as UploadRecord | undefined;
-  if (!record) throw tusError(404, 'A partial upload was not found');
+  const record = await d.datastore.record(version);
+  if (!record || record.storage_done) throw tusError(404, 'A partial upload was not found');
   if (!record.storage_partial) throw tusError(400, 'An upload named is not a partial upload');
   if (record.size === undefined) {
     throw tusError(400, 'A partial upload of unknown length cannot be concatenated');
@@ -111,10 +111,8 @@ export async function createFinal(
   // Asked again once its object is committed (a client that lost the answer of its last
   // PATCH): the same final upload, which answers HEAD as complete. The part URLs, which only
   // their uploader has, say as much as the answer does.
-  const finals = versions.map(
-    (v) =>
-      (d.datastore.finished.get(v) as (Upload & { storage_final?: string }) | undefined)
-        ?.storage_final,
+  const finals = await Promise.all(
+    versions.map(async (v) => (await d.datastore.record(v))?.storage_final),
   );
   if (finals[0] !== undefined && finals.every((f) => f === finals[0])) {
     headers.set('Location', d.url(req, finals[0]));
@@ -175,13 +173,22 @@ export async function createFinal(
     }
     const version = randomUUID();
     await d.commit(req, file, version, total, metadata, upsert);
+    // The final upload answers as complete until it expires (tus-store.ts); its parts are
+    // gone.
+    const done: UploadRecord & { id: string; offset: number } = {
+      id: version,
+      size: total,
+      offset: total,
+      metadata,
+      creation_date: new Date().toISOString(),
+      storage_concat: concat,
+      storage_done: true,
+    };
+    await d.datastore.configstore.set(version, done as never);
     for (const v of versions) {
       await d.datastore.configstore.delete(v).catch(() => {});
       if (v !== first) await rm(join(d.s.disk.tus, v), { force: true });
     }
-    const upload = new Upload({ id: version, size: total, offset: total, metadata });
-    Object.assign(upload, { storage_concat: concat });
-    d.datastore.keepFinished(upload, d.datastore.getExpiration());
     headers.set('Location', d.url(req, version));
     headers.set('Upload-Concat', concat);
     return new Response(null, { status: 201, headers });

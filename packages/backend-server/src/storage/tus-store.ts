@@ -1,8 +1,9 @@
 /**
- * Where tus keeps uploads on disk: its record store and file store with our additions, and the
- * startup sweep of the directory.
+ * Where tus keeps uploads on disk: its record store and file store with our additions (the
+ * collector is tus-sweep.ts).
  */
-import { open, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { open, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { FileConfigstore, FileStore } from '@tus/file-store';
@@ -29,64 +30,65 @@ export interface UploadRecord {
   /** A final upload still waiting for its parts: their ids, and its `Upload-Concat`. */
   storage_parts?: string[];
   storage_concat?: string;
+  /** The last byte is written and the object is being committed (since this time). */
+  storage_finishing?: string;
+  /** It became an object (a part: it was joined into final upload `storage_final`). */
+  storage_done?: boolean;
+  storage_final?: string;
 }
 
 /**
- * tus's record store (a JSON file per upload), with each record's text also kept in memory
- * once read or written: every PATCH reads the record three times (our access check, the size
- * limit, tus itself), and each file read is several thread-pool round trips. This process is
- * the only one writing the directory; the files stay the truth across restarts.
+ * tus's record store (a JSON file per upload), read afresh at every request: replicas share
+ * the directory, so what one process remembered could be stale. A record is replaced whole
+ * (written beside it, then renamed over it), so another replica never reads half of one.
  */
-class CachedFileKvStore extends FileConfigstore {
-  readonly #texts = new Map<string, string>();
-  /** Bumped by every write, so a read that raced one does not cache what it read. */
-  #writes = 0;
+class RecordStore extends FileConfigstore {
+  constructor(private readonly dir: string) {
+    super(dir);
+  }
 
-  override async get(key: string): Promise<Upload | undefined> {
-    const text = this.#texts.get(key);
-    if (text !== undefined) return JSON.parse(text) as Upload;
-    const writes = this.#writes;
-    const value = await super.get(key);
-    if (value !== undefined && writes === this.#writes) this.#texts.set(key, JSON.stringify(value));
-    return value;
+  /** The record file of upload `key` (an upload id: a version uuid). */
+  #path(key: string): string {
+    if (!UUID.test(key)) throw ERRORS.FILE_NOT_FOUND;
+    return join(this.dir, `${key}.json`);
   }
 
   override async set(key: string, value: Upload): Promise<void> {
-    const text = JSON.stringify(value);
-    this.#writes++;
-    this.#texts.delete(key);
-    await super.set(key, value);
-    this.#texts.set(key, text);
+    const path = this.#path(key);
+    const temp = join(this.dir, `.${randomUUID()}.tmp`);
+    try {
+      await writeFile(temp, JSON.stringify(value));
+      await rename(temp, path);
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw error;
+    }
   }
 
   override async delete(key: string): Promise<void> {
-    this.#writes++;
-    this.#texts.delete(key);
-    await super.delete(key);
+    await rm(this.#path(key), { force: true });
   }
 }
 
-/** How many finished uploads keep answering HEAD as complete (the oldest go first). */
-const FINISHED_KEPT = 10_000;
+/** How long a read waits for another request's commit of an upload (then reads what is). */
+const FINISH_WAIT_MS = 30_000;
 
 /**
- * The file store of tus, plus: an upload that became an object keeps answering as complete
- * (a HEAD gets its full offset) until it would have expired, so a client that lost the
- * last PATCH's answer (paused, cut off) learns it is done instead of starting over; and
- * while the object is being committed, reads of the upload wait for the commit, so
- * "complete" is never said before the object exists.
+ * The file store of tus, plus: an upload that became an object keeps its record, marked done
+ * (`storage_done`), and answers as complete (a HEAD gets its full offset) until it would have
+ * expired, so a client that lost the last PATCH's answer (paused, cut off, sent to another
+ * replica) learns it is done instead of starting over; and while the object is being
+ * committed (`storage_finishing`, set under the lock with the last byte), reads of the upload
+ * wait for the commit, so "complete" is never said before the object exists.
  */
 export class ObjectFileStore extends FileStore {
-  readonly finished = new Map<string, Upload>();
-  readonly finishing = new Map<string, Promise<void>>();
-
   constructor(
     private readonly dir: string,
     expiryMs: number,
   ) {
     super({
       directory: dir,
-      configstore: new CachedFileKvStore(dir),
+      configstore: new RecordStore(dir),
       expirationPeriodInMilliseconds: expiryMs,
     });
     this.extensions.push('concatenation', 'concatenation-unfinished');
@@ -97,18 +99,36 @@ export class ObjectFileStore extends FileStore {
     return extension === 'concatentation' || super.hasExtension(extension);
   }
 
+  /** An upload's record (our fields and tus's), undefined when there is none. */
+  async record(id: string): Promise<UploadRecord | undefined> {
+    return (await this.configstore.get(id)) as UploadRecord | undefined;
+  }
+
+  /** An upload's record once no commit of it is under way (on any replica). */
+  async settled(id: string): Promise<UploadRecord | undefined> {
+    const end = Date.now() + FINISH_WAIT_MS;
+    let record = await this.record(id);
+    while (record?.storage_finishing && !record.storage_done && Date.now() < end) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      record = await this.record(id);
+    }
+    return record;
+  }
+
   override async getUpload(id: string): Promise<Upload> {
-    await this.finishing.get(id);
-    const finished = this.finished.get(id);
-    if (finished) return finished;
-    const record = (await this.configstore.get(id)) as (UploadRecord & { id: string }) | undefined;
-    // A placed part's bytes are in its final upload's file; a final upload waiting for its
-    // parts has no offset to tell (HEAD leaves it out).
-    if (record?.storage_into !== undefined || record?.storage_parts !== undefined) {
+    const record = await this.settled(id);
+    // An object now, or a part taken by one: complete. A placed part's bytes are in its final
+    // upload's file; a final upload waiting for its parts has no offset to tell (HEAD leaves
+    // it out).
+    if (
+      record?.storage_done ||
+      record?.storage_into !== undefined ||
+      record?.storage_parts !== undefined
+    ) {
       return new Upload({
         id,
         size: record.size,
-        offset: record.storage_written ?? 0,
+        offset: record.storage_done ? (record.size ?? 0) : (record.storage_written ?? 0),
         metadata: record.metadata as Upload['metadata'],
         creation_date: record.creation_date,
       });
@@ -121,9 +141,8 @@ export class ObjectFileStore extends FileStore {
    * own check would also refuse finished partial uploads, which are still only parts.
    */
   override async remove(id: string): Promise<void> {
-    await this.finishing.get(id);
-    if (this.finished.has(id)) throw ERRORS.INVALID_TERMINATION;
-    const record = (await this.configstore.get(id)) as UploadRecord | undefined;
+    const record = await this.settled(id);
+    if (record?.storage_done) throw ERRORS.INVALID_TERMINATION;
     // A placed part has no file of its own; a final upload takes its placed parts with it.
     if (record?.storage_into !== undefined) return this.configstore.delete(id);
     for (const part of record?.storage_parts ?? []) await this.configstore.delete(part);
@@ -135,17 +154,11 @@ export class ObjectFileStore extends FileStore {
     if (UUID.test(id)) await rm(join(this.dir, id), { force: true });
   }
 
-  /** Remembers a finished upload as complete for `keepMs`. */
-  keepFinished(upload: Upload, keepMs: number) {
-    this.finished.delete(upload.id);
-    this.finished.set(upload.id, upload);
-    for (const id of this.finished.keys()) {
-      if (this.finished.size <= FINISHED_KEPT) break;
-      this.finished.delete(id);
-    }
-    setTimeout(() => {
-      if (this.finished.get(upload.id) === upload) this.finished.delete(upload.id);
-    }, keepMs).unref();
+  /** Marks an upload done (it became an object, or a part of one): its record stays. */
+  async markDone(id: string, fields: Partial<UploadRecord> = {}): Promise<void> {
+    const record = await this.record(id);
+    const { storage_finishing: _, storage_parts: __, ...rest } = record ?? {};
+    await this.configstore.set(id, { ...rest, ...fields, storage_done: true } as never);
   }
 
   /**
@@ -156,9 +169,21 @@ export class ObjectFileStore extends FileStore {
    */
   override async write(readable: Readable, id: string, offset: number): Promise<number> {
     if (!UUID.test(id)) throw ERRORS.FILE_NOT_FOUND;
-    const record = (await this.configstore.get(id)) as UploadRecord | undefined;
+    const record = await this.record(id);
+    if (record?.storage_done) return offset;
     const into = record?.storage_into;
-    if (into === undefined || !UUID.test(into)) return this.#write(readable, id, offset);
+    if (into === undefined || !UUID.test(into)) {
+      const end = await this.#write(readable, id, offset);
+      // The last byte of an upload that becomes an object: its commit starts (tus.ts), which
+      // other replicas' reads wait for. Marked here, under the upload's lock.
+      if (record && !record.storage_partial && record.size === end && end > offset) {
+        await this.configstore.set(id, {
+          ...record,
+          storage_finishing: new Date().toISOString(),
+        } as never);
+      }
+      return end;
+    }
     // A placed part: its bytes go to their place in the final upload's file, and the part's
     // offset is kept in its record (after the bytes are written, also when a write failed).
     const at = record?.storage_at ?? 0;
@@ -224,44 +249,4 @@ export class ObjectFileStore extends FileStore {
     }
     return position;
   }
-}
-
-/**
- * Startup sweep of the tus directory: records whose bytes are gone, expired uploads, and
- * complete uploads that never became objects (a crash between the last byte and the commit)
- * are removed, as are data files without a record. Complete partial uploads stay until they
- * expire: a final upload may still take them.
- */
-export async function sweepTus(dir: string, expiryMs: number): Promise<number> {
-  const names = new Set(await readdir(dir));
-  let removed = 0;
-  const drop = async (id: string) => {
-    await rm(join(dir, id), { force: true });
-    await rm(join(dir, `${id}.json`), { force: true });
-    removed++;
-  };
-  for (const name of names) {
-    if (name.endsWith('.json')) {
-      const id = name.slice(0, -5);
-      let record: UploadRecord | null = null;
-      try {
-        record = JSON.parse(await readFile(join(dir, name), 'utf8')) as UploadRecord;
-      } catch {}
-      const data = names.has(id) ? await stat(join(dir, id)).catch(() => null) : null;
-      const created = record?.creation_date ? Date.parse(record.creation_date) : 0;
-      const expired = expiryMs > 0 && Date.now() > created + expiryMs;
-      const complete = record?.size !== undefined && data !== null && data.size >= record.size;
-      // A placed part's bytes are in its final upload's file; a final upload waiting for its
-      // parts, and complete parts, stay until they expire.
-      const into = record?.storage_into;
-      const bytes = into ? names.has(`${into}.json`) && names.has(into) : data !== null;
-      const waiting = record?.storage_partial || record?.storage_parts;
-      if (!record || !bytes || expired || (complete && !waiting)) await drop(id);
-    } else if (!names.has(`${name}.json`)) {
-      // Data files without a record (a placed part has a record and no data file).
-      await rm(join(dir, name), { force: true, recursive: true });
-      removed++;
-    }
-  }
-  return removed;
 }

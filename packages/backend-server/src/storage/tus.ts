@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ERRORS, type Locker, MemoryLocker, Metadata, Server, Upload } from '@tus/server';
+import { ERRORS, type Locker, Metadata, Server, type Upload } from '@tus/server';
 import type { GatewayInfo } from '../http/gateway';
 import { authenticate, type Caller, serviceCaller } from './auth';
 import type { StorageContext } from './context';
@@ -12,10 +12,12 @@ import { verifyUpload } from './tokens';
 import { partFinished } from './tus-assembly';
 import { type ConcatDeps, createFinal } from './tus-concat';
 import { parseUrlId, TUS_PATH, tusError, urlId } from './tus-ids';
-import { ObjectFileStore, type UploadRecord } from './tus-store';
+import { TusLocker } from './tus-lock';
+import { ObjectFileStore } from './tus-store';
+import { sweepTus, TUS_GRACE_MS } from './tus-sweep';
 
 export { parseUrlId, TUS_PATH, urlId } from './tus-ids';
-export { sweepTus } from './tus-store';
+export { sweepTus } from './tus-sweep';
 
 /** What the router knows about a tus request, keyed by the Web Request tus handles. */
 interface TusRequestInfo {
@@ -52,7 +54,9 @@ function lockerFor(locker: Locker, req: Request): Locker {
 /** The tus endpoint of storage: the unsigned and the `/sign` variants over one store. */
 export interface TusService {
   handle(req: Request, info: TusRequestInfo): Promise<Response>;
-  close(): void;
+  /** Runs the collector once (tus-sweep.ts): the number of uploads and files removed. */
+  sweep(): Promise<number>;
+  close(): Promise<void>;
 }
 
 function target(metadata: Record<string, string | null> | undefined) {
@@ -62,12 +66,15 @@ function target(metadata: Record<string, string | null> | undefined) {
   return { bucket: checkBucketName(bucket), name: checkKey(name) };
 }
 
-/** Creates the tus service. Uploads live in `disk.tus`, expire after `expiryMs`. */
-export function createTus(s: StorageContext, expiryMs: number): TusService {
+/**
+ * Creates the tus service. Uploads live in `disk.tus` (shared by the replicas on one
+ * database), expire after `expiryMs`; their locks are shared through the database.
+ */
+export async function createTus(s: StorageContext, expiryMs: number): Promise<TusService> {
   const requests = new WeakMap<Request, TusRequestInfo>();
   const datastore = new ObjectFileStore(s.disk.tus, expiryMs);
   const kv = datastore.configstore;
-  const locker = new MemoryLocker();
+  const locker = await TusLocker.open(s.db);
 
   const infoOf = (req: Request): TusRequestInfo => {
     const info = requests.get(req);
@@ -182,7 +189,7 @@ export function createTus(s: StorageContext, expiryMs: number): TusService {
         }
       }
       if (!id) return s.globalLimit;
-      const record = (await kv.get(id)) as UploadRecord | undefined;
+      const record = await datastore.record(id);
       // A known length was checked against the bucket at creation; only a deferred one is left.
       if (record?.size !== undefined) return s.globalLimit;
       return limitFor(record?.metadata);
@@ -198,14 +205,12 @@ export function createTus(s: StorageContext, expiryMs: number): TusService {
     },
     onIncomingRequest: async (req: Request, id: string) => {
       if (req.method === 'POST' || req.method === 'HEAD' || req.method === 'OPTIONS') return;
-      const record = (await kv.get(id)) as UploadRecord | undefined;
-      if (
-        req.method === 'PATCH' &&
-        (finalOf(datastore.finished.get(id)) || record?.storage_parts)
-      ) {
+      const record = await datastore.record(id);
+      if (req.method === 'PATCH' && (record?.storage_concat || record?.storage_parts)) {
         throw tusError(403, 'A final upload cannot be modified');
       }
-      if (!record) return; // tus answers 404
+      // No record: tus answers 404. Done: it answers as complete, changing nothing.
+      if (!record || record.storage_done) return;
       const { bucket, name } = target(record.metadata);
       const fromUrl = parseUrlId(new URL(req.url).pathname.split('/').pop() ?? '');
       if (!fromUrl || fromUrl.bucket !== bucket || fromUrl.name !== name) {
@@ -215,7 +220,9 @@ export function createTus(s: StorageContext, expiryMs: number): TusService {
       await canWrite(s.db, caller, bucket, name, record.storage_upsert ? 'upsert' : 'insert');
     },
     onUploadFinish: async (req: Request, upload: Upload) => {
-      const record = ((await kv.get(upload.id)) ?? {}) as UploadRecord;
+      const record = (await datastore.record(upload.id)) ?? {};
+      // Asked again (another replica committed it meanwhile): complete already.
+      if (record.storage_done) return { headers: { 'Tus-Complete': '1' } };
       // A part waits, complete, for the final upload that joins it (tus-concat.ts); a part
       // placed in its final upload's file may be the last one it waited for.
       if (record.storage_partial) {
@@ -224,22 +231,14 @@ export function createTus(s: StorageContext, expiryMs: number): TusService {
       }
       const file = join(s.disk.tus, upload.id);
       const size = upload.size ?? (await stat(file)).size;
-      let committed!: () => void;
-      datastore.finishing.set(
-        upload.id,
-        new Promise<void>((resolve) => {
-          committed = resolve;
-        }),
-      );
       try {
         const metadata = record.metadata ?? upload.metadata;
         await commit(req, file, upload.id, size, metadata, record.storage_upsert === true);
-        datastore.keepFinished(new Upload({ ...upload, size, offset: size }), expiryMs);
-      } finally {
+      } catch (error) {
         await kv.delete(upload.id).catch(() => {});
-        datastore.finishing.delete(upload.id);
-        committed();
+        throw error;
       }
+      await datastore.markDone(upload.id, { size });
       return { headers: { 'Tus-Complete': '1' } };
     },
     onResponseError: (_req: Request, error: Error | { status_code: number; body: string }) => {
@@ -271,19 +270,23 @@ export function createTus(s: StorageContext, expiryMs: number): TusService {
       const res = await offset(req, context, headers);
       const id = parseUrlId(new URL(req.url).pathname.split('/').pop() ?? '')?.version;
       if (!id || res.status !== 200) return res;
-      const record = (await kv.get(id)) as UploadRecord | undefined;
-      const concat = record?.storage_partial
-        ? 'partial'
-        : (record?.storage_concat ?? finalOf(datastore.finished.get(id)));
+      const record = await datastore.record(id);
+      const concat = record?.storage_partial ? 'partial' : record?.storage_concat;
       if (concat) res.headers.set('Upload-Concat', concat);
       // A final upload still waiting for its parts has no offset to tell.
       if (record?.storage_parts) res.headers.delete('Upload-Offset');
       return res;
     };
   }
+  const sweep = () =>
+    sweepTus(s.disk.tus, expiryMs, {
+      tryLock: (id) => locker.tryLock(id),
+      graceMs: TUS_GRACE_MS,
+    });
+  let sweeping: Promise<unknown> = Promise.resolve();
   const timer = setInterval(
     () => {
-      datastore.deleteExpired().catch(() => {});
+      sweeping = sweep().catch(() => {});
     },
     60 * 60 * 1000,
   );
@@ -294,15 +297,14 @@ export function createTus(s: StorageContext, expiryMs: number): TusService {
       requests.set(req, info);
       return (info.signed ? signed : unsigned).handleWeb(req);
     },
-    close() {
+    sweep,
+    async close() {
       clearInterval(timer);
+      await sweeping;
+      await locker.close();
     },
   };
 }
-
-/** The `Upload-Concat` value of a final upload, or undefined for any other upload. */
-const finalOf = (upload: Upload | undefined): string | undefined =>
-  (upload as (Upload & { storage_concat?: string }) | undefined)?.storage_concat;
 
 function parseUserMetadata(text: string): Record<string, unknown> {
   try {

@@ -75,6 +75,41 @@ describe('tus startup sweep', () => {
   });
 });
 
+describe('tus collector beside other replicas', () => {
+  it('leaves uploads another request holds, and dead-looking ones touched within the grace period', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tus-grace-'));
+    const hour = 3600 * 1000;
+    const now = new Date().toISOString();
+    const [held, fresh, starting, old] = Array.from({ length: 4 }, () => randomUUID());
+    const expired = new Date(Date.now() - 25 * hour).toISOString();
+    // Expired, but a request holds its lock.
+    await writeFile(
+      join(dir, `${held}.json`),
+      JSON.stringify({ size: 10, creation_date: expired }),
+    );
+    await writeFile(join(dir, held as string), 'abc');
+    // Complete but not committed yet (another replica's commit under way), just written.
+    await writeFile(join(dir, `${fresh}.json`), JSON.stringify({ size: 3, creation_date: now }));
+    await writeFile(join(dir, fresh as string), 'abc');
+    // A new upload's file, its record not written yet.
+    await writeFile(join(dir, starting as string), '');
+    // Expired and free.
+    await writeFile(join(dir, `${old}.json`), JSON.stringify({ size: 10, creation_date: expired }));
+    await writeFile(join(dir, old as string), 'abc');
+    const tryLock = async (id: string) => (id === held ? null : { unlock: async () => {} });
+    expect(await sweepTus(dir, 24 * hour, { tryLock, graceMs: 10 * 60 * 1000 })).toBe(1);
+    expect((await readdir(dir)).sort()).toEqual(
+      [held, `${held}.json`, fresh, `${fresh}.json`, starting].sort(),
+    );
+    // Once idle past the grace period, the dead-looking ones go too.
+    const later = Date.now() + 11 * 60 * 1000;
+    expect(await sweepTus(dir, 24 * hour, { tryLock, graceMs: 10 * 60 * 1000, now: later })).toBe(
+      2,
+    );
+    expect((await readdir(dir)).sort()).toEqual([held, `${held}.json`].sort());
+  });
+});
+
 describe('tus expiry', () => {
   it('deletes finished parts that no final upload took in time, and keeps newer ones', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tus-expiry-'));
