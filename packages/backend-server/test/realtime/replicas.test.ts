@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/server';
 import { createTestDatabase, databaseKind } from '../support/server';
 import { until } from '../support/until';
-import { Inbox, realtimeClient, settle, subscribed, uniqueTopic } from './support';
+import { Inbox, realtimeClient, settle, subscribed, uniqueTopic, userToken } from './support';
 
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 
@@ -17,6 +18,14 @@ create table public.events (id bigint primary key, n int not null, body text);
 alter table public.events replica identity full;
 grant select, insert, update, delete on public.events to anon, authenticated;
 alter publication supabase_realtime add table public.events;
+
+create table public.room_members (room text not null, user_id uuid not null);
+create policy "members read" on realtime.messages for select to authenticated
+  using (exists (select 1 from public.room_members m
+                 where m.room = realtime.topic() and m.user_id = auth.uid()));
+create policy "members write" on realtime.messages for insert to authenticated
+  with check (exists (select 1 from public.room_members m
+                      where m.room = realtime.topic() and m.user_id = auth.uid()));
 `;
 
 /** `backend-server start` on `databaseUrl` in a child process (so it can be SIGKILLed). */
@@ -114,6 +123,49 @@ describe.skipIf(databaseKind() === 'pglite')('realtime across replicas on one Po
     await settle();
     expect(sender.inbox.items).toEqual([{ hello: 1 }]);
     expect(other.inbox.items).toEqual([{ hello: 1 }]);
+  });
+
+  it('private channels: a member on the other replica hears it, the public room of that name does not', async () => {
+    const room = uniqueTopic('private');
+    const [sender, member, outsider] = [randomUUID(), randomUUID(), randomUUID()];
+    await a.db.query('insert into public.room_members values ($1, $2), ($1, $3)', [
+      room,
+      sender,
+      member,
+    ]);
+    const asUser = (server: RunningServer, token: string) => {
+      const c = realtimeClient(server, { token });
+      clients.push(c);
+      return c;
+    };
+    const heard = new Inbox<unknown>();
+    const publicHeard = new Inbox<unknown>();
+    const onB = asUser(b, await userToken(b, sender)).channel(room, {
+      config: { private: true, broadcast: { ack: true } },
+    });
+    const onA = asUser(a, await userToken(a, member))
+      .channel(room, { config: { private: true } })
+      .on('broadcast', { event: 'm' }, (m) => heard.push(m.payload));
+    const publicOnA = asUser(a, await userToken(a, outsider))
+      .channel(room)
+      .on('broadcast', { event: 'm' }, (m) => publicHeard.push(m.payload));
+    await Promise.all([subscribed(onB), subscribed(onA), subscribed(publicOnA)]);
+    expect(await onB.send({ type: 'broadcast', event: 'm', payload: { secret: 1 } })).toBe('ok');
+    // An outsider may not write to the private topic through replica B's REST API.
+    const res = await fetch(`${b.url}/realtime/v1/api/broadcast/${room}/events/m?private=true`, {
+      method: 'POST',
+      headers: {
+        apikey: b.anonKey,
+        authorization: `Bearer ${await userToken(b, outsider)}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ secret: 2 }),
+    });
+    expect(res.status).toBe(403);
+    await heard.next(1);
+    await settle();
+    expect(heard.items).toEqual([{ secret: 1 }]);
+    expect(publicHeard.items).toEqual([]);
   });
 
   it('spills payloads over NOTIFY’s 8000 bytes to a table and reads them back', async () => {
