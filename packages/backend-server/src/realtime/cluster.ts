@@ -65,7 +65,9 @@ export class Cluster implements HubPeer {
     this.bus.send({ k: 'ask' });
   }
 
+  /** Says goodbye (an empty presence: this replica's members leave everywhere), then stops. */
   async stop(): Promise<void> {
+    this.bus.send({ k: 'sync', e: [] });
     this.hub.peer = null;
     await this.bus.stop();
   }

@@ -304,6 +304,36 @@ describe.skipIf(databaseKind() === 'pglite')('realtime across replicas on one Po
     expect(leaves.items).toEqual(['a']);
   });
 
+  it('members of a replica that stops leave the others’ presence at once', async () => {
+    const topic = uniqueTopic('stopped');
+    const leaves = new Inbox<string>();
+    const joins = new Inbox<string>();
+    const onA = client(a)
+      .channel(topic)
+      .on('presence', { event: 'join' }, ({ newPresences }) => {
+        for (const p of newPresences) joins.push(String(p.who));
+      })
+      .on('presence', { event: 'leave' }, ({ leftPresences }) => {
+        for (const p of leftPresences) leaves.push(String(p.who));
+      });
+    await subscribed(onA);
+    const c = await startServer({ port: 0, databaseUrl });
+    const cClient = realtimeClient(c, { reconnectAfterMs: 60_000 });
+    try {
+      const onC = cClient.channel(topic);
+      await subscribed(onC);
+      await onC.track({ who: 'c' });
+      await joins.next(1);
+      expect(joins.items).toEqual(['c']);
+    } finally {
+      await c.stop();
+      cClient.realtime.disconnect();
+    }
+    // Well before a dead heartbeat would be noticed (5 s).
+    await leaves.next(1, 4000);
+    expect(leaves.items).toEqual(['c']);
+  });
+
   it('members of a replica killed without goodbye leave the others’ presence', async () => {
     const topic = uniqueTopic('killed');
     const leaves = new Inbox<string>();
