@@ -69,6 +69,7 @@ export class ChangeFeed {
   private readonly entitiesOf = new Map<ChangeBinding, Set<string>>();
   private queue: Promise<void> = Promise.resolve();
   private unlisten: (() => Promise<void>) | null = null;
+  private pruner: NodeJS.Timeout | null = null;
 
   /**
    * `replica`: this server's id when several replicas share the database (cluster.ts): a
@@ -83,9 +84,13 @@ export class ChangeFeed {
   /** Starts listening; adds capture triggers the publication's tables lack. */
   async start(): Promise<void> {
     await this.db.query('select realtime.sync_capture_triggers()');
-    await this.db.query(
-      "delete from realtime.captured_rows where created_at < now() - interval '5 minutes'",
-    );
+    await this.prune();
+    // With several replicas a row waits for every live one: one that never came for it
+    // (it started as the row was written) must not keep it for ever.
+    if (this.replica) {
+      this.pruner = setInterval(() => void this.prune(), 60_000);
+      this.pruner.unref();
+    }
     this.unlisten = await this.db.listen('realtime_changes', (text) => {
       this.queue = this.queue
         .then(() => this.deliver(JSON.parse(text) as Notice))
@@ -94,6 +99,8 @@ export class ChangeFeed {
   }
 
   async stop(): Promise<void> {
+    if (this.pruner) clearInterval(this.pruner);
+    this.pruner = null;
     const unlisten = this.unlisten;
     this.unlisten = null;
     await unlisten?.().catch(() => {});
@@ -261,10 +268,17 @@ export class ChangeFeed {
     });
   }
 
+  /** Deletes captured rows older than 5 minutes (nobody is coming for them). */
+  private prune(): Promise<unknown> {
+    return this.db
+      .query("delete from realtime.captured_rows where created_at < now() - interval '5 minutes'")
+      .catch((error) => this.log(`pruning realtime.captured_rows failed: ${String(error)}`));
+  }
+
   /**
    * A captured row: deleted as it is read by the only replica; with several, marked read by
    * this one and deleted once every replica with a fresh heartbeat has read it (rows nobody
-   * comes for go after 5 minutes, at start).
+   * comes for go after 5 minutes).
    */
   private async takeCaptured(id: number) {
     type Captured = {
