@@ -26,6 +26,8 @@ interface Notice {
   ok?: Record<string, unknown> | null;
   p: boolean;
   c?: boolean;
+  /** The old row (REPLICA IDENTITY FULL), when the notification had room for it. */
+  or?: Record<string, unknown> | null;
 }
 
 interface Target {
@@ -67,18 +69,28 @@ export class ChangeFeed {
   private readonly entitiesOf = new Map<ChangeBinding, Set<string>>();
   private queue: Promise<void> = Promise.resolve();
   private unlisten: (() => Promise<void>) | null = null;
+  private pruner: NodeJS.Timeout | null = null;
 
+  /**
+   * `replica`: this server's id when several replicas share the database (cluster.ts): a
+   * captured row is then deleted only once every live replica has read it.
+   */
   constructor(
     private readonly db: Database,
     private readonly log: (message: string) => void,
+    private readonly replica?: string,
   ) {}
 
   /** Starts listening; adds capture triggers the publication's tables lack. */
   async start(): Promise<void> {
     await this.db.query('select realtime.sync_capture_triggers()');
-    await this.db.query(
-      "delete from realtime.captured_rows where created_at < now() - interval '5 minutes'",
-    );
+    await this.prune();
+    // With several replicas a row waits for every live one: one that never came for it
+    // (it started as the row was written) must not keep it for ever.
+    if (this.replica) {
+      this.pruner = setInterval(() => void this.prune(), 60_000);
+      this.pruner.unref();
+    }
     this.unlisten = await this.db.listen('realtime_changes', (text) => {
       this.queue = this.queue
         .then(() => this.deliver(JSON.parse(text) as Notice))
@@ -87,6 +99,8 @@ export class ChangeFeed {
   }
 
   async stop(): Promise<void> {
+    if (this.pruner) clearInterval(this.pruner);
+    this.pruner = null;
     const unlisten = this.unlisten;
     this.unlisten = null;
     await unlisten?.().catch(() => {});
@@ -169,15 +183,9 @@ export class ChangeFeed {
   private async deliver(notice: Notice): Promise<void> {
     let keys = notice.k ?? null;
     let oldKeys = notice.ok ?? null;
-    let oldRecord: Record<string, unknown> | null = null;
+    let oldRecord: Record<string, unknown> | null = notice.or ?? null;
     if (notice.c) {
-      const { rows } = await this.db.query<{
-        keys: Record<string, unknown> | null;
-        old_keys: Record<string, unknown> | null;
-        old_record: Record<string, unknown> | null;
-      }>('delete from realtime.captured_rows where id = $1 returning keys, old_keys, old_record', [
-        notice.n,
-      ]);
+      const rows = await this.takeCaptured(notice.n);
       keys = rows[0]?.keys ?? null;
       oldKeys = rows[0]?.old_keys ?? null;
       oldRecord = rows[0]?.old_record ?? null;
@@ -258,6 +266,47 @@ export class ChangeFeed {
       }
       return data;
     });
+  }
+
+  /** Deletes captured rows older than 5 minutes (nobody is coming for them). */
+  private prune(): Promise<unknown> {
+    return this.db
+      .query("delete from realtime.captured_rows where created_at < now() - interval '5 minutes'")
+      .catch((error) => this.log(`pruning realtime.captured_rows failed: ${String(error)}`));
+  }
+
+  /**
+   * A captured row: deleted as it is read by the only replica; with several, marked read by
+   * this one and deleted once every replica with a fresh heartbeat has read it (rows nobody
+   * comes for go after 5 minutes).
+   */
+  private async takeCaptured(id: number) {
+    type Captured = {
+      keys: Record<string, unknown> | null;
+      old_keys: Record<string, unknown> | null;
+      old_record: Record<string, unknown> | null;
+    };
+    if (!this.replica) {
+      const { rows } = await this.db.query<Captured>(
+        'delete from realtime.captured_rows where id = $1 returning keys, old_keys, old_record',
+        [id],
+      );
+      return rows;
+    }
+    const { rows } = await this.db.query<Captured>(
+      `update realtime.captured_rows set read_by = array_append(read_by, $2)
+        where id = $1 returning keys, old_keys, old_record`,
+      [id, this.replica],
+    );
+    await this.db.query(
+      `delete from realtime.captured_rows c
+        where c.id = $1
+          and not exists (select 1 from realtime.replicas r
+                           where r.seen_at > now() - interval '10 seconds'
+                             and r.id <> all (c.read_by))`,
+      [id],
+    );
+    return rows;
   }
 
   /** One call for every check; if it fails (e.g. a policy raised), each check on its own. */

@@ -8,7 +8,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /**
  * Broadcast from the database: messages written by `realtime.send()` (or
  * `realtime.broadcast_changes()`) are announced by a trigger, then read and fanned out to the
- * topic's channel (private ones only to members allowed to read it), with `meta.id`.
+ * topic's channel (private ones only to members allowed to read it), with `meta.id`. Every
+ * replica hears the notification, so each delivers to its own members only.
  * Messages older than {@link MESSAGE_RETENTION_HOURS} are deleted at start and every hour, so
  * an app that sends one per change does not grow the table for ever. Resolves to a function
  * that stops listening.
@@ -33,7 +34,7 @@ export async function listenDatabaseBroadcasts(ctx: RealtimeContext): Promise<()
       [ids],
     );
     for (const message of rows) {
-      ctx.hub.broadcast(`realtime:${message.topic}`, message.private !== false, {
+      ctx.hub.deliver(`realtime:${message.topic}`, message.private !== false, {
         type: 'broadcast',
         event: message.event,
         payload: message.payload,

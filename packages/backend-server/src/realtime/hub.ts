@@ -43,7 +43,22 @@ interface Room {
   presence: Map<string, PresenceEntry[]>;
 }
 
-type Metas = Record<string, { metas: Record<string, unknown>[] }>;
+export type Metas = Record<string, { metas: Record<string, unknown>[] }>;
+
+/**
+ * The other replicas (cluster.ts, on PostgreSQL): what this Hub's members send or track is
+ * published to them; what they publish comes back through the Hub's `deliver…` and
+ * `remoteDiff` methods.
+ */
+export interface HubPeer {
+  broadcast(topic: string, isPrivate: boolean, payload: unknown): void;
+  broadcastUser(topic: string, isPrivate: boolean, b: UserBroadcast): void;
+  /** `prevRef`: the ref of the meta this track replaces, if any. */
+  track(member: Member, meta: Record<string, unknown>, prevRef?: unknown): void;
+  untrack(member: Member, meta: Record<string, unknown>): void;
+  /** Presence of the room's members on other replicas, grouped by key. */
+  presence(topic: string, isPrivate: boolean): Metas;
+}
 
 const roomKey = (m: { private: boolean; topic: string }) =>
   `${m.private ? 'private' : 'public'}|${m.topic}`;
@@ -57,6 +72,8 @@ const presenceRef = () => `F${randomBytes(9).toString('base64url')}`;
  */
 export class Hub {
   private readonly rooms = new Map<string, Room>();
+  /** The other replicas, when the server runs as one of several (see cluster.ts). */
+  peer: HubPeer | null = null;
 
   /** `observer` hears every join and leave (the console's live log). */
   constructor(private readonly observer?: (event: 'join' | 'leave', member: Member) => void) {}
@@ -105,10 +122,22 @@ export class Hub {
   }
 
   /**
-   * Fans a JSON broadcast payload (`{type, event, payload[, meta]}`) out to a room, excluding
-   * `from` unless it asked for its own messages.
+   * Fans a JSON broadcast payload (`{type, event, payload[, meta]}`) out to a room on every
+   * replica, excluding `from` unless it asked for its own messages.
    */
   broadcast(topic: string, isPrivate: boolean, payload: unknown, from?: Member): void {
+    this.deliver(topic, isPrivate, payload, from);
+    this.peer?.broadcast(topic, isPrivate, payload);
+  }
+
+  /** A user broadcast to a room on every replica (see {@link deliverUser}). */
+  broadcastUser(topic: string, isPrivate: boolean, b: UserBroadcast, from?: Member): void {
+    this.deliverUser(topic, isPrivate, b, from);
+    this.peer?.broadcastUser(topic, isPrivate, b);
+  }
+
+  /** {@link broadcast} to this replica's members only (database broadcasts reach each replica). */
+  deliver(topic: string, isPrivate: boolean, payload: unknown, from?: Member): void {
     const members = this.rooms.get(roomKey({ topic, private: isPrivate }))?.members;
     if (!members) return;
     const frames: Partial<Record<Vsn, Frame>> = {};
@@ -122,8 +151,8 @@ export class Hub {
     }
   }
 
-  /** Fans a user broadcast out: kind 4 frames to v2 sockets, JSON to v1 sockets. */
-  broadcastUser(topic: string, isPrivate: boolean, b: UserBroadcast, from?: Member): void {
+  /** Fans a user broadcast out here: kind 4 frames to v2 sockets, JSON to v1 sockets. */
+  deliverUser(topic: string, isPrivate: boolean, b: UserBroadcast, from?: Member): void {
     const members = this.rooms.get(roomKey({ topic, private: isPrivate }))?.members;
     if (!members) return;
     let binary: Buffer | null = null;
@@ -157,11 +186,13 @@ export class Hub {
       existing.meta = meta;
       const joined = { ...meta, phx_ref_prev: oldRef };
       this.diff(member, { [member.presenceKey]: { metas: [joined] } }, leaves);
+      this.peer?.track(member, meta, oldRef);
       return true;
     }
     entries.push({ member, meta });
     room.presence.set(member.presenceKey, entries);
     this.diff(member, { [member.presenceKey]: { metas: [meta] } }, {});
+    this.peer?.track(member, meta);
     return true;
   }
 
@@ -174,20 +205,37 @@ export class Hub {
     if (index < 0) return;
     const [entry] = entries.splice(index, 1);
     if (entries.length === 0) room.presence.delete(member.presenceKey);
-    if (entry) this.diff(member, {}, { [member.presenceKey]: { metas: [entry.meta] } });
+    if (!entry) return;
+    this.diff(member, {}, { [member.presenceKey]: { metas: [entry.meta] } });
+    this.peer?.untrack(member, entry.meta);
   }
 
-  /** The room's presence in the Phoenix.Presence grouped shape. */
+  /** The room's presence (on every replica) in the Phoenix.Presence grouped shape. */
   presenceState(member: Member): Metas {
     const room = this.rooms.get(roomKey(member));
     const state: Metas = {};
     for (const [key, entries] of room?.presence ?? []) {
       state[key] = { metas: entries.map((e) => e.meta) };
     }
+    for (const [key, { metas }] of Object.entries(
+      this.peer?.presence(member.topic, member.private) ?? {},
+    )) {
+      state[key] = { metas: [...(state[key]?.metas ?? []), ...metas] };
+    }
     return state;
   }
 
-  private diff(member: Member, joins: Metas, leaves: Metas): void {
+  /** Every tracked member of this replica and its meta (a replica's whole presence). */
+  tracked(): { member: Member; meta: Record<string, unknown> }[] {
+    return [...this.rooms.values()].flatMap((room) => [...room.presence.values()].flat());
+  }
+
+  /** A presence diff of members on another replica, to this replica's members of the room. */
+  remoteDiff(topic: string, isPrivate: boolean, joins: Metas, leaves: Metas): void {
+    this.diff({ topic, private: isPrivate }, joins, leaves);
+  }
+
+  private diff(member: { topic: string; private: boolean }, joins: Metas, leaves: Metas): void {
     const members = this.rooms.get(roomKey(member))?.members;
     if (!members) return;
     const payload = { joins, leaves };

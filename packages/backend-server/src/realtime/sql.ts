@@ -5,9 +5,9 @@
  *   private channels are authorised by RLS policies on `realtime.messages`;
  * - the `supabase_realtime` publication an app adds its tables to;
  * - change capture: a row trigger on every table of the publication notifies
- *   `realtime_changes` with the table, operation and primary key values only (never rows, so
- *   NOTIFY's 8 KB limit never truncates). Old rows of REPLICA IDENTITY FULL tables, and keys
- *   too large for a notification, wait in `realtime.captured_rows` until delivery takes them;
+ *   `realtime_changes` with the table, operation and primary key values (and the old row of a
+ *   REPLICA IDENTITY FULL table), never the new row. What does not fit in a notification
+ *   (NOTIFY's 8 KB limit) waits in `realtime.captured_rows` until every replica has read it;
  * - an event trigger keeps the capture triggers in step with the publication;
  * - `realtime.check_change()`: per subscriber, switches to its role and claims and re-selects
  *   the changed row (RLS and column privileges decide), in one call for all subscribers.
@@ -105,6 +105,8 @@ create table if not exists realtime.captured_rows (
   old_record jsonb,
   created_at timestamptz not null default now()
 );
+-- Replicas that have read the row (several servers on one database).
+alter table realtime.captured_rows add column if not exists read_by text[] not null default '{}';
 
 create or replace function realtime.capture_change() returns trigger
   language plpgsql security definer set search_path = ''
@@ -142,10 +144,13 @@ begin
     'ts', pg_catalog.to_char(pg_catalog.clock_timestamp() at time zone 'utc',
                              'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
     'k', keys, 'ok', old_keys, 'p', pk is not null);
-  if full_old or pg_catalog.octet_length(msg::text) > 7000 then
+  if full_old then
+    msg := msg || pg_catalog.jsonb_build_object('or', old_row);
+  end if;
+  if pg_catalog.octet_length(msg::text) > 7000 then
     insert into realtime.captured_rows (id, keys, old_keys, old_record)
       values (n, keys, old_keys, case when full_old then old_row end);
-    msg := msg - 'k' - 'ok' || pg_catalog.jsonb_build_object('c', true);
+    msg := msg - 'k' - 'ok' - 'or' || pg_catalog.jsonb_build_object('c', true);
   end if;
   perform pg_catalog.pg_notify('realtime_changes', msg::text);
   return null;
