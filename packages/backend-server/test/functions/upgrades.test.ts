@@ -28,6 +28,19 @@ const FUNCTIONS: Record<string, string> = {
       socket.onclose = (event) => console.log('closed', event.code, event.reason);
       return response;
     });`,
+  'flood/index.ts': `
+    Deno.serve((req) => {
+      const { socket, response } = Deno.upgradeWebSocket(req);
+      socket.onopen = async () => {
+        const chunk = new Uint8Array(1024 * 1024);
+        while (socket.readyState === WebSocket.OPEN) {
+          socket.send(chunk);
+          await new Promise((r) => setTimeout(r, 0));
+        }
+        console.log('stopped sending, bufferedAmount over 16 MiB:', socket.bufferedAmount > 16 * 1024 * 1024);
+      };
+      return response;
+    });`,
   'plain/index.ts': `
     export default () => new Response('no sockets here', { status: 403, headers: { 'x-fn': 'plain' } });`,
   'hijack/index.ts': `
@@ -114,7 +127,13 @@ describe('functions: WebSocket servers and connection upgrades', () => {
     server = await startTestServer({
       functionsDir,
       functions: {
-        verifyJwt: { echo: false, plain: false, hijack: false, 'missing-package': false },
+        verifyJwt: {
+          echo: false,
+          flood: false,
+          plain: false,
+          hijack: false,
+          'missing-package': false,
+        },
       },
     });
     wsUrl = (name) => `${server.url.replace('http', 'ws')}/functions/v1/${name}`;
@@ -151,6 +170,21 @@ describe('functions: WebSocket servers and connection upgrades', () => {
     await peer.next();
     peer.ws.send('close-me');
     expect(await peer.closed).toEqual({ code: 4000, reason: 'asked to' });
+  });
+
+  it("a client that does not read: the function's send buffer is bounded (1011)", async () => {
+    const peer = await connect(wsUrl('flood'));
+    peer.ws.pause();
+    await vi.waitFor(
+      async () => {
+        expect(await functionLog(server, 'flood')).toContain(
+          'stopped sending, bufferedAmount over 16 MiB: true',
+        );
+      },
+      { timeout: 20_000, interval: 200 },
+    );
+    peer.ws.resume();
+    expect(await peer.closed).toEqual({ code: 1011, reason: 'send buffer full' });
   });
 
   it('a plain HTTP call to a WebSocket function gets its plain answer', async () => {
