@@ -18,6 +18,7 @@ const FUNCTIONS: Record<string, string> = {
         socket.send(JSON.stringify({ path: url.pathname, search: url.search, protocol: socket.protocol }));
       socket.onmessage = (event) => {
         if (event.data === 'close-me') return socket.close(4000, 'asked to');
+        if (event.data === 'spin') for (;;) {}
         if (event.data === 'crash') {
           setTimeout(() => { throw new Error('the function crashed'); });
           return;
@@ -264,13 +265,21 @@ describe('functions: WebSocket servers and connection upgrades', () => {
   });
 });
 
-describe('functions: server.stop() closes function sockets', () => {
-  it('the client sees 1001', async () => {
+describe('functions: sockets closed by the server', () => {
+  it('a resource limit closes them with 1011 WORKER_LIMIT, server.stop() with 1001', async () => {
     const { functionsDir } = await writeProject({
       'echo/index.ts': FUNCTIONS['echo/index.ts'] as string,
     });
-    const server = await startTestServer({ functionsDir, functions: { verifyJwt: false } });
-    const peer = await connect(`${server.url.replace('http', 'ws')}/functions/v1/echo`);
+    const server = await startTestServer({
+      functionsDir,
+      functions: { verifyJwt: false, cpuTimeMs: 500 },
+    });
+    const url = `${server.url.replace('http', 'ws')}/functions/v1/echo`;
+    const spinning = await connect(url);
+    await spinning.next();
+    spinning.ws.send('spin');
+    expect(await spinning.closed).toEqual({ code: 1011, reason: 'WORKER_LIMIT' });
+    const peer = await connect(url);
     await peer.next();
     await server.stop();
     expect(await peer.closed).toEqual({ code: 1001, reason: 'server shutting down' });
