@@ -165,7 +165,12 @@ async function createFunctions(ctx: ServerContext): Promise<ServiceInstance> {
     }
   });
 
-  const upgrades = functionUpgrades({ target, failed, log: ctx.log });
+  const upgrades = functionUpgrades({
+    target,
+    failed,
+    trustedProxies: config.trustedProxies,
+    log: ctx.log,
+  });
   return {
     routes,
     upgrade: upgrades.upgrade,

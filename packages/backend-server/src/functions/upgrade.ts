@@ -1,9 +1,9 @@
 import { type IncomingMessage, STATUS_CODES } from 'node:http';
-import type { Socket } from 'node:net';
+import { isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type WebSocket from 'ws';
 import type { WebSocketServer } from 'ws';
-import { normalizeAddress } from '../http/client-address';
+import { resolveClientAddress, type TrustedProxies } from '../http/client-address';
 import { HOP_BY_HOP } from './protocol';
 import type { FunctionWorker } from './worker';
 
@@ -23,6 +23,8 @@ interface UpgradeDeps {
   ): Promise<Target | Response>;
   /** The answer to a call that failed. */
   failed(error: unknown): Response;
+  /** Peers whose `X-Forwarded-For` names the client (the function's `remoteAddr`). */
+  trustedProxies: TrustedProxies;
   log(message: string): void;
 }
 
@@ -63,6 +65,16 @@ export function functionUpgrades(deps: UpgradeDeps) {
       if (!HOP_BY_HOP.has(key) || KEPT.has(key))
         headers.push([key, req.rawHeaders[i + 1] as string]);
     }
+    const forwardedFor = req.headers['x-forwarded-for'];
+    const address = resolveClientAddress(
+      (socket as Socket).remoteAddress,
+      typeof forwardedFor === 'string' ? forwardedFor : undefined,
+      deps.trustedProxies,
+    );
+    const remote = {
+      hostname: isIP(address) ? address : '127.0.0.1',
+      port: (socket as Socket).remotePort ?? 0,
+    };
     const abort = new AbortController();
     const gone = () => abort.abort();
     socket.once('close', gone);
@@ -89,10 +101,7 @@ export function functionUpgrades(deps: UpgradeDeps) {
         headers,
         body: null,
         signal: abort.signal,
-        remote: {
-          hostname: normalizeAddress((socket as Socket).remoteAddress ?? '127.0.0.1'),
-          port: (socket as Socket).remotePort ?? 0,
-        },
+        remote,
         accept,
       });
     } catch (error) {
