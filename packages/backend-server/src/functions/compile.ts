@@ -19,8 +19,35 @@ export interface Build {
   inputs: Map<string, string>;
 }
 
-/** Raised when a function cannot be compiled (syntax error, unresolvable import, …). */
-export class CompileError extends Error {}
+/**
+ * Raised when a function cannot be compiled (syntax error, unresolvable import, …). The
+ * message (with file paths) is for the server log; `hint`, when there is one, is safe to
+ * show the client (it names the missing packages and how to install them).
+ */
+export class CompileError extends Error {
+  constructor(
+    message: string,
+    readonly hint?: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * How to install the package an import names, for the client: `npm install name@range`
+ * (`npx jsr add @scope/name` for `jsr:`), run where the functions' node_modules belongs.
+ */
+export function installHint(from: string): string {
+  const spec = from
+    .replace(/^(npm|jsr):/, '')
+    .replace(/^https?:\/\/[^/]+\/(?:npm\/|stable\/|v\d+\/)?/, '');
+  const match = /^\/?((@[^/@]+\/[^/@]+|[^/@]+)(@[^/]*)?)/.exec(spec);
+  const name = match?.[2] ?? spec;
+  const install = from.startsWith('jsr:')
+    ? `npx jsr add ${match?.[1] ?? spec}`
+    : `npm install ${match?.[1] ?? spec}`;
+  return `package "${name}" is not installed: run \`${install}\` in the folder holding the functions (or a folder above it, with its package.json)`;
+}
 
 const SKIP = { skipSpecifierPlugin: true };
 const VIRTUAL = 'functions-virtual';
@@ -51,7 +78,7 @@ export function stamp(path: string): string {
  * files keep working), and `import.meta.url|filename|dirname|main` of the function's own
  * files pointing at the original files rather than the bundle.
  */
-function functionPlugin(entry: string, maps: ImportMap[]): Plugin {
+function functionPlugin(entry: string, maps: ImportMap[], missing: Set<string>): Plugin {
   return {
     name: 'functions',
     setup(b) {
@@ -81,6 +108,7 @@ function functionPlugin(entry: string, maps: ImportMap[]): Plugin {
         });
         if (found.errors.length > 0) {
           const from = plan.kind === 'package' ? plan.from : args.path;
+          missing.add(installHint(from));
           return {
             errors: [
               {
@@ -157,6 +185,7 @@ export class Compiler {
     } catch (error) {
       throw new CompileError((error as Error).message);
     }
+    const missing = new Set<string>();
     let result: Awaited<ReturnType<typeof esbuildBuild<{ metafile: true; write: false }>>>;
     try {
       // Loaded on the first compile: servers that never run a function skip esbuild.
@@ -173,7 +202,7 @@ export class Compiler {
         metafile: true,
         sourcemap: 'inline',
         logLevel: 'silent',
-        plugins: [functionPlugin(entry, maps)],
+        plugins: [functionPlugin(entry, maps, missing)],
       });
     } catch (error) {
       const errors = (
@@ -184,7 +213,7 @@ export class Compiler {
             .map((e) => (e.location ? `${e.location.file}:${e.location.line}: ${e.text}` : e.text))
             .join('\n')
         : String(error);
-      throw new CompileError(text);
+      throw new CompileError(text, missing.size > 0 ? [...missing].join('; ') : undefined);
     }
     const output = result.outputFiles[0];
     if (!output) throw new CompileError('esbuild produced no output');

@@ -21,7 +21,9 @@ import {
   workerLimit,
 } from './responses';
 import { FunctionSettings } from './settings';
-import { FunctionWorker, InvokeFailure, type InvokeRequest } from './worker';
+import { functionUpgrades, type Target } from './upgrade';
+import { FunctionWorker } from './worker';
+import { InvokeFailure, type InvokeRequest } from './worker-api';
 
 const BASE_PATH = '/functions/v1';
 /** Function names: the hosted slug rule; `_shared` and dot-folders are never functions. */
@@ -96,9 +98,16 @@ async function createFunctions(ctx: ServerContext): Promise<ServiceInstance> {
     return worker;
   };
 
-  const routes = new Hono<AppEnv>();
-  routes.all('*', async (c) => {
-    const match = NAME.exec(c.req.path.slice(BASE_PATH.length));
+  /**
+   * What every call and upgrade goes through: the function named by `path` (under the base
+   * path), verify_jwt, and its current worker; or the gateway's or runtime's answer.
+   */
+  const target = async (
+    path: string,
+    method: string,
+    authorization: string | undefined,
+  ): Promise<Target | Response> => {
+    const match = NAME.exec(path.slice(BASE_PATH.length));
     const name = match?.[1];
     if (!config.functionsDir || !name) return notFound();
     const entry = findEntry(join(config.functionsDir, name));
@@ -108,47 +117,65 @@ async function createFunctions(ctx: ServerContext): Promise<ServiceInstance> {
       return notFound();
     }
 
-    const method = c.req.method;
     if (method !== 'OPTIONS' && (await settings.verifyJwt(name))) {
-      const header = c.req.header('authorization');
-      if (!header) return missingAuthorization();
-      const token = bearerToken(header);
+      if (!authorization) return missingAuthorization();
+      const token = bearerToken(authorization);
       // verify_jwt: a JWT signed by one of the project's trusted keys (chosen by kid).
       if (!token || !verifyJwt(token, config.signingKeys).ok) return invalidJwt();
     }
 
-    let worker: FunctionWorker;
     try {
-      worker = await workerFor(name, entry);
+      return { name, sub: match?.[2] ?? '', worker: await workerFor(name, entry) };
     } catch (error) {
       if (!(error instanceof CompileError)) throw error;
       report(name)(`boot error: ${error.message}`, 'err');
-      return bootError();
+      return bootError(error.hint);
     }
+  };
+
+  /** The hosted runtime's answer to a call that failed. */
+  const failed = (error: unknown): Response => {
+    if (!(error instanceof InvokeFailure)) throw error;
+    if (error.kind === 'boot') return bootError();
+    return error.kind === 'limit' ? workerLimit() : workerError();
+  };
+
+  const routes = new Hono<AppEnv>();
+  routes.all('*', async (c) => {
+    const method = c.req.method;
+    const found = await target(c.req.path, method, c.req.header('authorization'));
+    if (found instanceof Response) return found;
     const url = new URL(c.req.url);
     const headers: [string, string][] = [];
     c.req.raw.headers.forEach((value, key) => {
       if (!HOP_BY_HOP.has(key)) headers.push([key, value]);
     });
     try {
-      return await worker.invoke({
+      const response = await found.worker.invoke({
         method,
-        url: `${url.origin}/${name}${match?.[2] ?? ''}${url.search}`,
+        url: `${url.origin}/${found.name}${found.sub}${url.search}`,
         headers,
         body: c.req.raw.body,
         signal: c.req.raw.signal,
         remote: remoteOf(c),
       });
+      return response ?? workerError();
     } catch (error) {
-      if (!(error instanceof InvokeFailure)) throw error;
-      if (error.kind === 'boot') return bootError();
-      return error.kind === 'limit' ? workerLimit() : workerError();
+      return failed(error);
     }
   });
 
+  const upgrades = functionUpgrades({
+    target,
+    failed,
+    trustedProxies: config.trustedProxies,
+    log: ctx.log,
+  });
   return {
     routes,
+    upgrade: upgrades.upgrade,
     async close() {
+      upgrades.close();
       await Promise.all([...all].map((worker) => worker.stop()));
       await rm(cacheDir, { recursive: true, force: true });
     },

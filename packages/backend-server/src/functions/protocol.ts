@@ -32,7 +32,15 @@ export type ToWorker =
   /** Asks for the next response-body chunk. */
   | { t: 'pull'; id: number }
   /** The client went away: abort the request, cancel the response body. */
-  | { t: 'cancel'; id: number };
+  | { t: 'cancel'; id: number }
+  /** The WebSocket handshake with the client is done: the function's socket opens. */
+  | { t: 'ws-open'; id: number }
+  /** A frame from the client (text as a string, binary as bytes, transferred). */
+  | { t: 'ws-message'; id: number; data: WsData }
+  /** `bytes` of the function's frames were handed to the client's connection. */
+  | { t: 'ws-sent'; id: number; bytes: number }
+  /** The connection ended (either side closed it, or it broke: 1006). */
+  | { t: 'ws-closed'; id: number; code: number; reason: string; wasClean: boolean };
 
 /** Worker → server. */
 export type FromWorker =
@@ -53,7 +61,24 @@ export type FromWorker =
   /** The handler threw, rejected or returned something that is not a Response. */
   | { t: 'error'; id: number; message: string }
   /** Reading the response body failed after the head was sent. */
-  | { t: 'stream-error'; id: number; message: string };
+  | { t: 'stream-error'; id: number; message: string }
+  /** The function answered with the response of `Deno.upgradeWebSocket`. */
+  | { t: 'ws-accept'; id: number; protocol: string; idleTimeoutMs: number }
+  /** A frame for the client. */
+  | { t: 'ws-send'; id: number; data: WsData }
+  /** `bytes` of the client's frames were dispatched to the function (flow control). */
+  | { t: 'ws-received'; id: number; bytes: number }
+  /** The function closed its socket. */
+  | { t: 'ws-close'; id: number; code: number | undefined; reason: string }
+  /** The function called `Deno.upgradeHttp` (connection upgrades other than WebSocket). */
+  | { t: 'upgrade-unsupported'; id: number };
+
+/** A WebSocket frame's payload: text, or binary bytes. */
+export type WsData = string | Uint8Array;
+
+/** Bytes a frame counts for flow control. */
+export const frameSize = (data: WsData): number =>
+  typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
 
 /** What one read of a body stream gives. */
 export type ReadResult = Awaited<ReturnType<ReadableStreamDefaultReader<unknown>['read']>>;

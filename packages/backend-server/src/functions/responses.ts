@@ -32,9 +32,21 @@ export const missingAuthorization = (): Response =>
 /** 401 from verify_jwt: a token that is not a valid JWT of this project. */
 export const invalidJwt = (): Response => json(401, { code: 401, message: 'Invalid JWT' }, RELAY);
 
-/** 503: the function could not be compiled, failed while loading, or has no handler. */
-export const bootError = (): Response =>
-  json(503, { code: 'BOOT_ERROR', message: 'Worker failed to boot (please check logs)' });
+const BOOT_MESSAGE = 'Worker failed to boot (please check logs)';
+
+/**
+ * 503: the function could not be compiled, failed while loading, or has no handler.
+ * `hint` (never a server path) follows the hosted message, e.g. which package to install.
+ */
+export const bootError = (hint?: string): Response =>
+  json(503, { code: 'BOOT_ERROR', message: hint ? `${BOOT_MESSAGE}: ${hint}` : BOOT_MESSAGE });
+
+/**
+ * 501: the function called `Deno.upgradeHttp` (a connection upgrade that is not a
+ * WebSocket), which this runtime does not support, as the hosted one does not.
+ */
+export const upgradeNotSupported = (): Response =>
+  json(501, { code: 'NOT_SUPPORTED', message: 'Connection Upgrade is not supported' });
 
 /** 500: the handler threw, or the worker died while answering. */
 export const workerError = (): Response =>

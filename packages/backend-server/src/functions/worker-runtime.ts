@@ -23,6 +23,12 @@ import {
   type ToWorker,
   type WorkerBoot,
 } from './protocol';
+import {
+  type FunctionWebSocket,
+  type UpgradeWebSocketOptions,
+  upgrades,
+  upgradeWebSocket,
+} from './worker-websocket';
 
 type Handler = (request: Request, info: ServeInfo) => Response | Promise<Response>;
 type ErrorHandler = (error: unknown) => Response | Promise<Response>;
@@ -51,6 +57,9 @@ const filePath = (path: string | URL) =>
   path instanceof URL || String(path).startsWith('file:')
     ? fileURLToPath(path)
     : resolve(boot.functionDir, String(path));
+
+/** The requests handed to the function, and their call ids (for `Deno.upgradeHttp`). */
+const requestIds = new WeakMap<Request, number>();
 
 const ADDR = { transport: 'tcp' as const, hostname: '0.0.0.0', port: 8000 };
 
@@ -86,6 +95,18 @@ const deno = {
   readFile: async (path: string | URL) => new Uint8Array(await readFile(filePath(path))),
   readFileSync: (path: string | URL) => new Uint8Array(readFileSync(filePath(path))),
   exit: (code?: number) => process.exit(code),
+  upgradeWebSocket: (request: Request, options: UpgradeWebSocketOptions = {}) =>
+    upgradeWebSocket(request, options, post),
+  /**
+   * Connection upgrades other than WebSocket are not supported: the call is answered with
+   * the server's "not supported" response whatever the handler returns, and the promise
+   * never settles (so code awaiting the connection just stays idle).
+   */
+  upgradeHttp: (request: Request) => {
+    const entry = live.get(requestIds.get(request) ?? 0);
+    if (entry) entry.upgradeHttp = true;
+    return new Promise<never>(() => {});
+  },
   pid: process.pid,
   build: { os: process.platform, arch: process.arch },
 };
@@ -112,6 +133,10 @@ interface Live {
   /** A response-body read started while sending the head. */
   pending: Promise<ReadResult> | null;
   done: () => void;
+  /** The function called `Deno.upgradeHttp` with this request. */
+  upgradeHttp?: boolean;
+  /** The function accepted a WebSocket: its socket. */
+  socket?: FunctionWebSocket;
 }
 const live = new Map<number, Live>();
 
@@ -161,6 +186,7 @@ async function handle(message: Extract<ToWorker, { t: 'req' }>): Promise<void> {
       signal: entry.abort.signal,
       ...(message.body ? { body: requestBody(id, entry, message.body), duplex: 'half' } : {}),
     } as RequestInit);
+    requestIds.set(request, id);
     const current = served;
     if (!current) throw new Error('the function has no handler');
     try {
@@ -176,10 +202,22 @@ async function handle(message: Extract<ToWorker, { t: 'req' }>): Promise<void> {
       throw new TypeError('the function did not return a Response');
     }
   } catch (error) {
-    console.error(error);
     live.delete(id);
     done();
+    if (entry.upgradeHttp) return post({ t: 'upgrade-unsupported', id });
+    console.error(error);
     post({ t: 'error', id, message: errorText(error) });
+    return;
+  }
+  if (entry.upgradeHttp) {
+    finish(id);
+    return post({ t: 'upgrade-unsupported', id });
+  }
+  const socket = upgrades.get(response);
+  if (socket) {
+    socket.id = id;
+    entry.socket = socket;
+    post({ t: 'ws-accept', id, protocol: socket.protocol, idleTimeoutMs: socket.idleTimeoutMs });
     return;
   }
   const headers: [string, string][] = [];
@@ -247,6 +285,19 @@ port.on('message', (message: ToWorker) => {
       return;
     case 'pull':
       void pull(message.id);
+      return;
+    case 'ws-open':
+      live.get(message.id)?.socket?.opened();
+      return;
+    case 'ws-message':
+      live.get(message.id)?.socket?.received(message.data);
+      return;
+    case 'ws-sent':
+      live.get(message.id)?.socket?.sent(message.bytes);
+      return;
+    case 'ws-closed':
+      live.get(message.id)?.socket?.closed(message.code, message.reason, message.wasClean);
+      finish(message.id);
       return;
     case 'cancel': {
       const entry = live.get(message.id);

@@ -10,51 +10,13 @@ import {
   type ToWorker,
   type WorkerBoot,
 } from './protocol';
-
-/** How a call failed, as the hosted runtime classifies it. */
-export type FailureKind = 'boot' | 'error' | 'limit';
-
-/** A call that did not get a response from the function. */
-export class InvokeFailure extends Error {
-  constructor(
-    readonly kind: FailureKind,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-export interface WorkerOptions {
-  /** The compiled worker runtime (worker-runtime.ts). */
-  runtimePath: string;
-  env: Record<string, string>;
-  memoryLimitMb: number;
-  wallTimeMs: number;
-  /** Stop the thread after this long without calls. */
-  idleTimeoutMs: number;
-  /** Stop the thread when its event loop stays busy this long while it serves a call. */
-  cpuTimeMs: number;
-  /** Where the worker's console output and failures are reported. */
-  report(line: string, stream: 'out' | 'err'): void;
-  /** Called once the thread has ended. */
-  onExit(): void;
-}
-
-/** What the server forwards to a function. */
-export interface InvokeRequest {
-  method: string;
-  /** The URL the function sees: `/functions/v1` stripped, query kept. */
-  url: string;
-  headers: [string, string][];
-  body: ReadableStream<Uint8Array> | null;
-  /** Aborts when the client goes away. */
-  signal: AbortSignal;
-  remote: { hostname: string; port: number };
-}
+import { upgradeNotSupported } from './responses';
+import { SocketBridge } from './sockets';
+import { InvokeFailure, type InvokeRequest, type WorkerOptions } from './worker-api';
 
 interface Call {
   timer: NodeJS.Timeout;
-  head: { resolve(response: Response): void; reject(error: InvokeFailure): void };
+  head: { resolve(response: Response | null): void; reject(error: InvokeFailure): void };
   headSent: boolean;
   body: ReadableStreamDefaultController<Uint8Array> | null;
   pulling: (() => void) | null;
@@ -62,6 +24,9 @@ interface Call {
   /** A request-body read started while sending the request. */
   pendingBody: Promise<ReadResult> | null;
   unlisten: () => void;
+  accept: InvokeRequest['accept'];
+  /** The function's WebSocket, once the handshake is done. */
+  socket: SocketBridge | null;
 }
 
 let nextCallId = 1;
@@ -139,12 +104,15 @@ export class FunctionWorker {
     this.ready.catch(() => {});
   }
 
-  /** Runs one call; resolves with the function's response (its body streamed from the worker). */
-  async invoke(request: InvokeRequest): Promise<Response> {
+  /**
+   * Runs one call; resolves with the function's response (its body streamed from the
+   * worker), or null when the function took the connection over as a WebSocket.
+   */
+  async invoke(request: InvokeRequest): Promise<Response | null> {
     const id = nextCallId++;
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
-    const response = new Promise<Response>((resolve, reject) => {
+    const response = new Promise<Response | null>((resolve, reject) => {
       const onAbort = () => this.cancel(id);
       request.signal.addEventListener('abort', onAbort, { once: true });
       this.calls.set(id, {
@@ -156,6 +124,8 @@ export class FunctionWorker {
         requestBody: request.body ? request.body.getReader() : null,
         pendingBody: null,
         unlisten: () => request.signal.removeEventListener('abort', onAbort),
+        accept: request.accept,
+        socket: null,
       });
     });
     response.catch(() => {}); // the caller awaits it; a failure before dispatch is thrown below
@@ -196,6 +166,7 @@ export class FunctionWorker {
 
   /** Ends the thread now (server shutdown). */
   async stop(): Promise<void> {
+    for (const call of this.calls.values()) call.socket?.end(1001, 'server shutting down');
     this.dead = true;
     if (this.loopWatch) clearInterval(this.loopWatch);
     if (this.idleTimer) clearTimeout(this.idleTimer);
@@ -249,7 +220,9 @@ export class FunctionWorker {
   }
 
   private failAll(failure: InvokeFailure) {
+    const reason = failure.kind === 'limit' ? 'WORKER_LIMIT' : 'WORKER_ERROR';
     for (const [id, call] of this.calls) {
+      call.socket?.end(1011, reason);
       if (call.headSent) call.body?.error(failure);
       else call.head.reject(failure);
       call.pulling?.();
@@ -310,7 +283,45 @@ export class FunctionWorker {
         call.body?.error(new Error(message.message));
         this.finish(message.id);
         return;
+      case 'upgrade-unsupported':
+        call.head.resolve(upgradeNotSupported());
+        this.finish(message.id);
+        return;
+      case 'ws-accept':
+        void this.acceptSocket(message, call);
+        return;
+      case 'ws-send':
+        call.socket?.send(message.data);
+        return;
+      case 'ws-received':
+        call.socket?.received(message.bytes);
+        return;
+      case 'ws-close':
+        call.socket?.close(message.code, message.reason);
+        return;
     }
+  }
+
+  /** The function returned `Deno.upgradeWebSocket`'s response: the handshake, then the relay. */
+  private async acceptSocket(message: Extract<FromWorker, { t: 'ws-accept' }>, call: Call) {
+    const { id } = message;
+    if (!call.accept) {
+      call.head.reject(new InvokeFailure('error', 'a WebSocket answer to a plain request'));
+      return this.finish(id);
+    }
+    const ws = await call.accept(message.protocol).catch(() => null);
+    if (this.calls.get(id) !== call) {
+      ws?.close(1011, this.failure?.kind === 'limit' ? 'WORKER_LIMIT' : 'WORKER_ERROR');
+      return;
+    }
+    call.headSent = true;
+    call.head.resolve(null);
+    if (!ws) {
+      this.post({ t: 'ws-closed', id, code: 1006, reason: '', wasClean: false });
+      return this.finish(id);
+    }
+    const post = (m: ToWorker, transfer?: ArrayBuffer[]) => this.post(m, transfer);
+    call.socket = new SocketBridge(ws, id, message.idleTimeoutMs, post, () => this.finish(id));
   }
 
   private async pumpRequestBody(id: number, call: Call) {
