@@ -1,13 +1,13 @@
 import { Hono } from 'hono';
-import { outboxFor } from '../mail/index';
+import { MAIL_OUTBOX_SQL, outboxFor } from '../mail/index';
 import type { AppEnv, ServiceModule } from '../service-module';
-import { smsOutboxFor } from '../sms/index';
+import { SMS_OUTBOX_SQL, smsOutboxFor } from '../sms/index';
 import type { AuthContext } from './context';
 import { errorResponse } from './errors';
 import { requireAdmin } from './guard';
 import { createHooks } from './hooks';
 import { OidcCache } from './oauth/oidc';
-import { EmulatorCodes } from './oauth/providers';
+import { EMULATOR_CODES_SQL, EmulatorCodes } from './oauth/providers';
 import { RATE_LIMIT_SQL, RateLimiter } from './rate-limit';
 import { adminFactorRoutes } from './routes/admin-factors';
 import { adminLinkRoutes } from './routes/admin-links';
@@ -35,7 +35,13 @@ import { WEBAUTHN_SQL } from './webauthn-schema';
 export const authService: ServiceModule = {
   name: 'auth',
   basePath: '/auth/v1',
-  platformSql: AUTH_SQL + WEBAUTHN_SQL + RATE_LIMIT_SQL,
+  platformSql:
+    AUTH_SQL +
+    WEBAUTHN_SQL +
+    RATE_LIMIT_SQL +
+    MAIL_OUTBOX_SQL +
+    SMS_OUTBOX_SQL +
+    EMULATOR_CODES_SQL,
   keyAuth: true,
   // The hosted gateway's open auth paths; everything else (health included) needs the key.
   openPaths: [
@@ -51,8 +57,8 @@ export const authService: ServiceModule = {
     const ctx: AuthContext = {
       config,
       db,
-      outbox: outboxFor(config, log),
-      sms: smsOutboxFor(config, log),
+      outbox: outboxFor(config, db, log),
+      sms: smsOutboxFor(config, db, log),
       limiter: new RateLimiter(config.auth.rateLimits, db),
       issuer: `${config.url}/auth/v1`,
       keys: config.signingKeys,
@@ -60,7 +66,7 @@ export const authService: ServiceModule = {
       otpExpiry: config.auth.otpExpiry,
       anonymousUsers: config.auth.anonymousSignIns,
       oidc: new OidcCache(),
-      emulatorCodes: new EmulatorCodes(),
+      emulatorCodes: new EmulatorCodes(db),
     };
     const routes = new Hono<AppEnv>();
     routes.use('/admin/*', async (_c, next) => {

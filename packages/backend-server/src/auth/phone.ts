@@ -95,7 +95,7 @@ export async function deliverCode(
       throw error;
     }
   }
-  ctx.sms.record({
+  await ctx.sms.record({
     to: sms.phone,
     body,
     channel: sms.channel,

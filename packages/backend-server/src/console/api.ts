@@ -127,17 +127,17 @@ export function consoleApi(ctx: ServerContext): { routes: Hono<AppEnv>; close():
       : c.json({ message: 'No such table' } satisfies ApiError, 404);
   });
 
-  const outbox = outboxFor(config, ctx.log);
-  api.get('/mail', (c) => c.json(outbox.list() satisfies Mail[]));
-  api.delete('/mail', (c) => {
-    outbox.clear();
+  const outbox = outboxFor(config, ctx.db, ctx.log);
+  api.get('/mail', async (c) => c.json((await outbox.list()) satisfies Mail[]));
+  api.delete('/mail', async (c) => {
+    await outbox.clear();
     return c.body(null, 204);
   });
 
-  const sms = smsOutboxFor(config, ctx.log);
-  api.get('/sms', (c) => c.json(sms.list() satisfies Sms[]));
-  api.delete('/sms', (c) => {
-    sms.clear();
+  const sms = smsOutboxFor(config, ctx.db, ctx.log);
+  api.get('/sms', async (c) => c.json((await sms.list()) satisfies Sms[]));
+  api.delete('/sms', async (c) => {
+    await sms.clear();
     return c.body(null, 204);
   });
 

@@ -4,7 +4,14 @@ import { smsOutboxRoutes } from '../sms/index';
 import { outboxFor } from './outbox';
 import { postedMail } from './post';
 
-export { type Mail, type MailType, Outbox, type OutgoingMail, outboxFor } from './outbox';
+export {
+  MAIL_OUTBOX_SQL,
+  type Mail,
+  type MailType,
+  Outbox,
+  type OutgoingMail,
+  outboxFor,
+} from './outbox';
 export { authMail } from './templates';
 
 /**
@@ -20,7 +27,7 @@ export const devMailService: ServiceModule = {
   basePath: '/_dev',
   keyAuth: false,
   create(ctx) {
-    const outbox = outboxFor(ctx.config, ctx.log);
+    const outbox = outboxFor(ctx.config, ctx.db, ctx.log);
     const routes = new Hono<AppEnv>();
     routes.use('/mail', async (c, next) => {
       const { keyRole, token } = c.get('gateway');
@@ -29,7 +36,7 @@ export const devMailService: ServiceModule = {
       }
       await next();
     });
-    routes.get('/mail', (c) => c.json(outbox.list(c.req.query('to') || undefined)));
+    routes.get('/mail', async (c) => c.json(await outbox.list(c.req.query('to') || undefined)));
     routes.post('/mail', async (c) => {
       const body = await c.req.json().catch(() => undefined);
       const mail = postedMail(body);
@@ -37,8 +44,8 @@ export const devMailService: ServiceModule = {
       await outbox.send(mail);
       return c.json({ queued: true }, 202);
     });
-    routes.delete('/mail', (c) => {
-      outbox.clear();
+    routes.delete('/mail', async (c) => {
+      await outbox.clear();
       return c.body(null, 204);
     });
     smsOutboxRoutes(routes, ctx);

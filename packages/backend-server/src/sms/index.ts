@@ -2,7 +2,7 @@ import type { Hono } from 'hono';
 import type { AppEnv, ServerContext } from '../service-module';
 import { smsOutboxFor } from './outbox';
 
-export { type Sms, SmsOutbox, type SmsType, smsOutboxFor } from './outbox';
+export { SMS_OUTBOX_SQL, type Sms, SmsOutbox, type SmsType, smsOutboxFor } from './outbox';
 export { SmsProviderError, sendTwilio } from './twilio';
 
 /**
@@ -10,7 +10,7 @@ export { SmsProviderError, sendTwilio } from './twilio';
  * `DELETE /_dev/sms` empties it. Only with the service-role key, as the mail outbox.
  */
 export function smsOutboxRoutes(routes: Hono<AppEnv>, ctx: ServerContext): void {
-  const outbox = smsOutboxFor(ctx.config, ctx.log);
+  const outbox = smsOutboxFor(ctx.config, ctx.db, ctx.log);
   routes.use('/sms', async (c, next) => {
     const { apiKey, token } = c.get('gateway');
     if (apiKey !== ctx.config.serviceRoleKey && token !== ctx.config.serviceRoleKey) {
@@ -18,9 +18,9 @@ export function smsOutboxRoutes(routes: Hono<AppEnv>, ctx: ServerContext): void 
     }
     await next();
   });
-  routes.get('/sms', (c) => c.json(outbox.list(c.req.query('to') || undefined)));
-  routes.delete('/sms', (c) => {
-    outbox.clear();
+  routes.get('/sms', async (c) => c.json(await outbox.list(c.req.query('to') || undefined)));
+  routes.delete('/sms', async (c) => {
+    await outbox.clear();
     return c.body(null, 204);
   });
 }

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ResolvedProvider } from '../../config/external-providers';
+import type { Queryable } from '../../db/index';
 import type { AuthContext } from '../context';
 import { s256 } from '../crypto';
 import { customOidc } from './custom';
@@ -37,22 +38,39 @@ export interface AuthorizeStep {
   nonce: string | null;
 }
 
-/** Codes handed out by the emulated sign-in page, for the callback's exchange. */
-export class EmulatorCodes {
-  private readonly codes = new Map<string, { provider: string; user: EmulatedUser; exp: number }>();
+/** The emulated sign-in page's codes, in the database, so any replica can exchange them. */
+export const EMULATOR_CODES_SQL = /* sql */ `
+create schema if not exists _auth;
+create table if not exists _auth.emulator_codes (
+  code text primary key,
+  provider text not null,
+  "user" jsonb not null,
+  expires_at timestamptz not null
+);
+`;
 
-  issue(provider: string, user: EmulatedUser): string {
-    const now = Date.now();
-    for (const [code, entry] of this.codes) if (entry.exp < now) this.codes.delete(code);
+/** Codes handed out by the emulated sign-in page, for the callback's exchange (5 minutes, once). */
+export class EmulatorCodes {
+  constructor(private readonly db: Queryable) {}
+
+  async issue(provider: string, user: EmulatedUser): Promise<string> {
     const code = randomBytes(16).toString('hex');
-    this.codes.set(code, { provider, user, exp: now + 5 * 60_000 });
+    await this.db.query(
+      `with gone as (delete from _auth.emulator_codes where expires_at < now())
+       insert into _auth.emulator_codes (code, provider, "user", expires_at)
+       values ($1, $2, $3::text::jsonb, now() + interval '5 minutes')`,
+      [code, provider, JSON.stringify(user)],
+    );
     return code;
   }
 
-  take(provider: string, code: string): EmulatedUser | null {
-    const entry = this.codes.get(code);
-    this.codes.delete(code);
-    return entry && entry.provider === provider && entry.exp >= Date.now() ? entry.user : null;
+  async take(provider: string, code: string): Promise<EmulatedUser | null> {
+    const { rows } = await this.db.query<{ user: EmulatedUser; valid: boolean }>(
+      `delete from _auth.emulator_codes where code = $1
+       returning "user", provider = $2 and expires_at >= now() as valid`,
+      [code, provider],
+    );
+    return rows[0]?.valid ? rows[0].user : null;
   }
 }
 
@@ -155,7 +173,7 @@ export function loadProvider(ctx: AuthContext, rawName: string, scopes = ''): Pr
     },
     async exchange(code, codeVerifier) {
       if (emulated) {
-        const user = ctx.emulatorCodes.take(name, code);
+        const user = await ctx.emulatorCodes.take(name, code);
         if (!user) throw new Error('the emulated provider does not know this code');
         return { accessToken: `emulated-${code}`, refreshToken: '', idToken: null, emulated: user };
       }

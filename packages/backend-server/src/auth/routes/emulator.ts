@@ -134,7 +134,7 @@ export function emulatorRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
         avatarUrl: avatar.slice(0, 2000),
       };
     }
-    const code = ctx.emulatorCodes.issue(flow.provider, user);
+    const code = await ctx.emulatorCodes.issue(flow.provider, user);
     return c.redirect(`${callback}?${encodeSorted({ code, state: flow.id })}`, 303);
   });
 }
