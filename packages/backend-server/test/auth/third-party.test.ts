@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { projectOptions } from '../../src/config/project-toml';
 import type { RunningServer } from '../../src/server';
+import { startOpenIdIssuers, type TestIssuer } from '../../src/testing/index';
 import { writeProject } from '../functions/support';
 import { RawSocket, socketUrl, subscribed, uniqueTopic } from '../realtime/support';
-import { startOpenIdIssuers, type TestIssuer } from '../support/openid-issuers';
 import { databaseKind, startTestServer } from '../support/server';
 
 // The five hosted integrations as `config.toml` enables them, and the issuers they derive.

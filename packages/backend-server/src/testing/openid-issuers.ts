@@ -40,6 +40,14 @@ async function newKey(): Promise<Key> {
  * RS256 keys from jose) that plays several issuers at once: each issuer's fixed URL (the
  * hosted integrations derive them, e.g. `https://securetoken.google.com/<project>`) is
  * reached through `fetch`, which sends it to this server.
+ *
+ * @example
+ * const op = await startOpenIdIssuers(['https://securetoken.google.com/my-project']);
+ * const server = await startServer({ auth: { thirdParty: {
+ *   firebase: { projectId: 'my-project' }, fetch: op.fetch,
+ * } } });
+ * const token = await op.issuers.get('https://securetoken.google.com/my-project')
+ *   ?.sign({ sub: 'u1', role: 'authenticated' });
  */
 export async function startOpenIdIssuers(issuers: string[]): Promise<{
   issuers: Map<string, TestIssuer>;
