@@ -10,7 +10,9 @@ const budgets = [
   {
     name: 'full client (@app/backend-sdk)',
     entry: 'export * from "./src/index.ts";',
-    limit: 24 * 1024,
+    // 24 KB, plus 128 bytes for the `accessToken` option (third-party auth): supabase-js's
+    // exact error message for `client.auth` does not compress.
+    limit: 24 * 1024 + 128,
   },
   {
     name: 'auth + REST + functions',
