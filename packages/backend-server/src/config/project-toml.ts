@@ -170,6 +170,18 @@ function thirdPartyAuth(toml: Table, file: string): ThirdPartyAuthOptions | unde
       throw new Error(`${file}: auth.third_party.${name}.${key} must be a string`);
     return v;
   };
+  const required: Record<string, string[]> = {
+    firebase: ['project_id'],
+    auth0: ['tenant'],
+    aws_cognito: ['user_pool_id', 'user_pool_region'],
+    clerk: ['domain'],
+    workos: ['issuer_url'],
+  };
+  for (const [name, keys] of Object.entries(required)) {
+    const missing = on(name) ? keys.find((key) => text(name, key).trim() === '') : undefined;
+    if (missing)
+      throw new Error(`${file}: auth.third_party.${name} is enabled but without a ${missing}`);
+  }
   const out: ThirdPartyAuthOptions = {};
   if (on('firebase')) out.firebase = { projectId: text('firebase', 'project_id') };
   if (on('auth0'))

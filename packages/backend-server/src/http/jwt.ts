@@ -132,7 +132,12 @@ function check(d: Decoded, key: KeyEntry | undefined, now: number): JwtResult {
   return { ok: true, claims };
 }
 
-function remember(keys: SigningKeys, token: string, result: JwtResult): JwtResult {
+function remember(
+  keys: SigningKeys,
+  token: string,
+  result: JwtResult,
+  thirdParty = false,
+): JwtResult {
   if (!result.ok) return result;
   const { verified } = keys;
   if (verified.size >= CACHE_MAX) verified.delete(verified.keys().next().value as string);
@@ -142,13 +147,20 @@ function remember(keys: SigningKeys, token: string, result: JwtResult): JwtResul
   verified.set(token, {
     claims: result.claims,
     until: typeof exp === 'number' ? exp * 1000 : Number.POSITIVE_INFINITY,
+    thirdParty,
   });
   return result;
 }
 
-function cached(keys: SigningKeys, token: string, now: number): JwtResult | null {
+/** A token verified before; a third-party one only when `thirdParty` may be (not for auth). */
+function cached(
+  keys: SigningKeys,
+  token: string,
+  now: number,
+  thirdParty: boolean,
+): JwtResult | null {
   const hit = keys.verified.get(token);
-  if (!hit) return null;
+  if (!hit || (hit.thirdParty && !thirdParty)) return null;
   if (hit.until > now) return { ok: true, claims: hit.claims as JwtClaims };
   keys.verified.delete(token);
   return null;
@@ -164,7 +176,7 @@ function cached(keys: SigningKeys, token: string, now: number): JwtResult | null
  */
 export function verifyJwt(token: string, keys: SigningKeys): JwtResult {
   const now = Date.now();
-  const hit = cached(keys, token, now);
+  const hit = cached(keys, token, now, false);
   if (hit) return hit;
   const d = decode(token);
   if (!('input' in d)) return d;
@@ -187,7 +199,7 @@ export async function verifyAccessToken(token: string, keys: SigningKeys): Promi
   const third = keys.thirdParty;
   if (!third) return verifyJwt(token, keys);
   const now = Date.now();
-  const hit = cached(keys, token, now);
+  const hit = cached(keys, token, now, true);
   if (hit) return hit;
   const d = decode(token);
   if (!('input' in d)) return d;
@@ -211,7 +223,7 @@ export async function verifyAccessToken(token: string, keys: SigningKeys): Promi
       JOSE.claims,
     );
   }
-  return remember(keys, token, result);
+  return remember(keys, token, result, true);
 }
 
 /** The decoded header of a JWT, or null when it is not one. */

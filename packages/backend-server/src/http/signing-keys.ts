@@ -147,7 +147,10 @@ export class SigningKeys {
   #entries = new Map<string, KeyEntry>();
   readonly #legacy: KeyEntry;
   /** Tokens already verified (see `verifyJwt`); emptied whenever a key changes status. */
-  readonly verified = new Map<string, { claims: Record<string, unknown>; until: number }>();
+  readonly verified = new Map<
+    string,
+    { claims: Record<string, unknown>; until: number; thirdParty: boolean }
+  >();
   /** The trusted third-party issuers (`auth.thirdParty`), or null when there are none. */
   thirdParty: ThirdPartyAuth | null = null;
 

@@ -78,7 +78,7 @@ export function thirdPartyIssuers(o: ThirdPartyAuthOptions): string[] {
 }
 
 /** One issuer's keys: loaded on first use, kept for the TTL, refetched for an unknown kid. */
-class Issuer {
+export class Issuer {
   #keys = new Map<string, KeyEntry>();
   #fetchedAt = Number.NEGATIVE_INFINITY;
   #unknownKidAt = Number.NEGATIVE_INFINITY;

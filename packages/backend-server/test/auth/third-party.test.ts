@@ -121,6 +121,10 @@ describe(`third-party auth: [auth.third_party.*] issuers (${databaseKind()})`, (
     await expect(projectOptions(bad.root)).rejects.toThrow(
       /clerk.domain must be the Clerk instance domain/,
     );
+    const missing = await writeProject({}, '[auth.third_party.firebase]\nenabled = true\n');
+    await expect(projectOptions(missing.root)).rejects.toThrow(
+      /auth.third_party.firebase is enabled but without a project_id/,
+    );
     const off = await writeProject(
       {},
       '[auth.third_party.firebase]\nenabled = false\nproject_id = "x"\n',
@@ -341,7 +345,8 @@ describe(`third-party auth: [auth.third_party.*] issuers (${databaseKind()})`, (
   });
 
   it('the auth endpoints refuse third-party tokens; supabase-js refuses client.auth', async () => {
-    const jwt = await token('clerk', 'auth-user');
+    const jwt = await token('clerk', crypto.randomUUID());
+    expect((await rest('notes', jwt)).status).toBe(200); // verified (and remembered) by REST
     const res = await fetch(`${server.url}/auth/v1/user`, {
       headers: { apikey: server.anonKey, authorization: `Bearer ${jwt}` },
     });
