@@ -39,6 +39,18 @@ export interface ClientOptions<SchemaN extends string = string> {
   realtime?: RealtimeOptions;
   /** Options of the functions capability. */
   functions?: Record<string, never>;
+  /**
+   * The access token of another auth provider (third-party auth: Firebase Auth, Auth0,
+   * Cognito, Clerk, WorkOS), asked for before every request: REST, storage, functions and
+   * realtime joins send it (the key when it gives null). `client.auth` is then unusable:
+   * touching it throws, as supabase-js does.
+   *
+   * @example
+   * const client = createClient(url, publishableKey, {
+   *   accessToken: async () => (await firebase.auth().currentUser?.getIdToken()) ?? null,
+   * });
+   */
+  accessToken?: () => Promise<string | null>;
 }
 
 /** The client of one project: `auth`, `from`, `rpc`, `schema`, `functions`, `storage`, `channel`. */
@@ -92,16 +104,26 @@ export function createClient<
     : SchemaName<Database>,
 >(url: string, key: string, options: ClientOptions<Name> = {}): Client<Database, Name> {
   const base: HttpOptions = { url, key, ...options.global };
-  const auth = new AuthClient(createHttp(base), options.auth);
-  const http = createHttp({ ...base, accessToken: () => auth.getAccessToken() });
+  const token = options.accessToken;
+  const auth = token
+    ? (new Proxy({} as AuthClient, {
+        get: (_, name) => {
+          throw Error(
+            `@supabase/supabase-js: Supabase Client is configured with the accessToken option, accessing supabase.auth.${String(name)} is not possible`,
+          );
+        },
+      }) as AuthClient)
+    : new AuthClient(createHttp(base), options.auth);
+  const http = createHttp({ ...base, accessToken: token ?? (() => auth.getAccessToken()) });
   const rest = new RestClient<Database, Name>(http, options.db?.schema, options.db?.urlLengthLimit);
   const realtime = new RealtimeClient(http, options.realtime);
   // Sign-in, refresh and sign-out reach every joined channel (the key when signed out).
-  auth.onAuthStateChange((event, session) => {
-    if (event !== 'INITIAL_SESSION' && event !== 'PASSWORD_RECOVERY') {
-      void realtime.sessionToken(session?.access_token ?? null);
-    }
-  });
+  token ||
+    auth.onAuthStateChange((event, session) => {
+      if (event !== 'INITIAL_SESSION' && event !== 'PASSWORD_RECOVERY') {
+        void realtime.sessionToken(session?.access_token ?? null);
+      }
+    });
   return {
     auth,
     rest,

@@ -106,6 +106,7 @@ export async function startServer(
   let cron: CronScheduler | null = null;
   let net: NetWorker | null = null;
   const stop = async () => {
+    config.signingKeys.thirdParty?.close();
     await cron?.stop();
     await net?.stop();
     if (http) {

@@ -3,6 +3,7 @@
  * settings every service reads after defaults are filled in are `ServerConfig` (server-config.ts).
  */
 import type { SigningKeyJwk } from '../http/signing-keys';
+import type { ThirdPartyAuthOptions } from '../http/third-party';
 import type { HookOptions } from './auth-hooks';
 import type { ExternalOptions } from './external-providers';
 import type { MfaOptions, SmsOptions } from './sms-mfa';
@@ -101,6 +102,21 @@ export interface AuthOptions {
    * } } });
    */
   hooks?: HookOptions;
+  /**
+   * Third-party auth, as the hosted `[auth.third_party.*]` integrations: REST, storage,
+   * realtime and functions also accept tokens whose `iss` is an enabled issuer, verified
+   * against the keys its OpenID discovery document publishes (cached, see
+   * {@link ThirdPartyAuthOptions}). The auth endpoints refuse them, as hosted. The role is
+   * the token's `role` claim (the providers' guides add `role: 'authenticated'`; without
+   * one the request runs as `anon`); `service_role` is refused.
+   *
+   * @example
+   * startServer({ auth: { thirdParty: {
+   *   firebase: { projectId: 'my-firebase-project' },
+   *   clerk: { domain: 'example.clerk.accounts.dev' },
+   * } } });
+   */
+  thirdParty?: ThirdPartyAuthOptions;
 }
 
 export interface AuthRateLimits {

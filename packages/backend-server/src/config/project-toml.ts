@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
+import { type ThirdPartyAuthOptions, thirdPartyIssuers } from '../http/third-party';
 import { authHooksFromToml } from './auth-hooks';
 import { type ExternalOptions, NAMED_PROVIDERS } from './external-providers';
 import type { AuthOptions, StartServerOptions } from './options';
@@ -25,6 +26,9 @@ export function mergeOptions(
     if (base[group] || over[group])
       Object.assign(merged, { [group]: { ...base[group], ...over[group] } });
   }
+  // The project's issuers with the caller's third-party settings (e.g. a `fetch`) over them.
+  const third = { ...base.auth?.thirdParty, ...over.auth?.thirdParty };
+  if (Object.keys(third).length) Object.assign(merged.auth ?? {}, { thirdParty: third });
   return merged;
 }
 
@@ -152,6 +156,53 @@ function externalProviders(toml: Table, file: string): ExternalOptions | undefin
 }
 
 /**
+ * `[auth.third_party.<name>]` tables that are `enabled` (firebase `project_id`, auth0 `tenant`
+ * and `tenant_region`, aws_cognito `user_pool_id` and `user_pool_region`, clerk `domain`,
+ * workos `issuer_url`), as `auth.thirdParty`; checked when the server starts.
+ */
+function thirdPartyAuth(toml: Table, file: string): ThirdPartyAuthOptions | undefined {
+  const tables = ((toml.auth as Table | undefined)?.third_party ?? {}) as Record<string, Table>;
+  const on = (name: string) => tables[name]?.enabled === true;
+  const text = (name: string, key: string): string => {
+    const v = tables[name]?.[key];
+    if (v === undefined) return '';
+    if (typeof v !== 'string')
+      throw new Error(`${file}: auth.third_party.${name}.${key} must be a string`);
+    return v;
+  };
+  const required: Record<string, string[]> = {
+    firebase: ['project_id'],
+    auth0: ['tenant'],
+    aws_cognito: ['user_pool_id', 'user_pool_region'],
+    clerk: ['domain'],
+    workos: ['issuer_url'],
+  };
+  for (const [name, keys] of Object.entries(required)) {
+    const missing = on(name) ? keys.find((key) => text(name, key).trim() === '') : undefined;
+    if (missing)
+      throw new Error(`${file}: auth.third_party.${name} is enabled but without a ${missing}`);
+  }
+  const out: ThirdPartyAuthOptions = {};
+  if (on('firebase')) out.firebase = { projectId: text('firebase', 'project_id') };
+  if (on('auth0'))
+    out.auth0 = { tenant: text('auth0', 'tenant'), tenantRegion: text('auth0', 'tenant_region') };
+  if (on('aws_cognito'))
+    out.awsCognito = {
+      userPoolId: text('aws_cognito', 'user_pool_id'),
+      userPoolRegion: text('aws_cognito', 'user_pool_region'),
+    };
+  if (on('clerk')) out.clerk = { domain: text('clerk', 'domain') };
+  if (on('workos')) out.workos = { issuerUrl: text('workos', 'issuer_url') };
+  if (Object.keys(out).length === 0) return undefined;
+  try {
+    thirdPartyIssuers(out);
+  } catch (error) {
+    throw new Error(`${file}: ${(error as Error).message}`);
+  }
+  return out;
+}
+
+/**
  * The options a project folder (hosted CLI layout) gives: its `migrations/`, `functions/`
  * and seed file, and the `config.toml` settings this server understands — `[api] port`,
  * `schemas`, `max_rows`; `[db.migrations] enabled`; `[db.seed] enabled`, `sql_paths` (files and
@@ -163,6 +214,7 @@ function externalProviders(toml: Table, file: string): ExternalOptions | undefin
  * `[auth.passkey] enabled`; `[auth.webauthn] rp_id`, `rp_display_name`, `rp_origins`;
  * `[auth.mfa.web_authn] enroll_enabled`, `verify_enabled`;
  * `[auth.hook.<name>] enabled`, `uri`, `secrets` (see `authHooksFromToml`);
+ * `[auth.third_party.<name>]` (see {@link thirdPartyAuth});
  * `[storage] file_size_limit`; `[storage.buckets.<name>]` (see {@link projectBuckets});
  * `[functions.<name>] verify_jwt` and `[edge_runtime.secrets]` (both read while running;
  * see {@link edgeRuntimeSecrets}). Other keys are ignored.
@@ -235,6 +287,7 @@ export async function projectOptions(dir: string): Promise<StartServerOptions> {
     manualLinking: get<boolean>('auth.enable_manual_linking', 'boolean'),
     external: externalProviders(toml, file),
     hooks: authHooksFromToml(toml, file),
+    thirdParty: thirdPartyAuth(toml, file),
   });
   const size = (toml.storage as Table | undefined)?.file_size_limit;
   if (rest) options.rest = rest;

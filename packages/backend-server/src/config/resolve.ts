@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { TrustedProxies } from '../http/client-address';
 import { SigningKeys } from '../http/signing-keys';
+import { ThirdPartyAuth } from '../http/third-party';
 import { resolveHooks } from './auth-hooks';
 import { resolveExternal } from './external-providers';
 import {
@@ -65,6 +66,10 @@ export async function resolveConfig(given: StartServerOptions = {}): Promise<Ser
   if (jwtSecret.length < 32) throw new Error('jwtSecret must be at least 32 characters long');
   const { anonKey, serviceRoleKey } = await createApiKeys(jwtSecret);
   const signingKeys = new SigningKeys(jwtSecret, options.signingKeys ?? []);
+  if (options.auth?.thirdParty) {
+    const thirdParty = new ThirdPartyAuth(options.auth.thirdParty);
+    if (thirdParty.size > 0) signingKeys.thirdParty = thirdParty;
+  }
   const publishableKeys = (options.publishableKeys ?? [DEFAULT_PUBLISHABLE_KEY]).map((k) =>
     checkOpaqueKey(k, 'publishable'),
   );

@@ -60,6 +60,7 @@ export interface ServerConfig {
       | 'external'
       | 'manualLinking'
       | 'emulateProviders'
+      | 'thirdParty'
     >
   > & {
     smtpUrl: string | null;

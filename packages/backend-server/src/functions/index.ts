@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { type Context, Hono } from 'hono';
 import { clientAddress } from '../http/client-address';
-import { bearerToken, verifyJwt } from '../http/jwt';
+import { bearerToken, verifyAccessToken } from '../http/jwt';
 import { devToolsFor } from '../logs/index';
 import type { AppEnv, ServerContext, ServiceInstance, ServiceModule } from '../service-module';
 import { workerScript } from '../threads/worker-script';
@@ -120,8 +120,8 @@ async function createFunctions(ctx: ServerContext): Promise<ServiceInstance> {
     if (method !== 'OPTIONS' && (await settings.verifyJwt(name))) {
       if (!authorization) return missingAuthorization();
       const token = bearerToken(authorization);
-      // verify_jwt: a JWT signed by one of the project's trusted keys (chosen by kid).
-      if (!token || !verifyJwt(token, config.signingKeys).ok) return invalidJwt();
+      // verify_jwt: a JWT of the project's keys (by kid) or of a third-party issuer.
+      if (!token || !(await verifyAccessToken(token, config.signingKeys)).ok) return invalidJwt();
     }
 
     try {

@@ -6,6 +6,7 @@ import {
   type KeyObject,
   sign,
 } from 'node:crypto';
+import type { ThirdPartyAuth } from './third-party';
 
 /**
  * Where a signing key is in its life, as the hosted dashboard shows it: `standby` (published
@@ -146,7 +147,12 @@ export class SigningKeys {
   #entries = new Map<string, KeyEntry>();
   readonly #legacy: KeyEntry;
   /** Tokens already verified (see `verifyJwt`); emptied whenever a key changes status. */
-  readonly verified = new Map<string, { claims: Record<string, unknown>; until: number }>();
+  readonly verified = new Map<
+    string,
+    { claims: Record<string, unknown>; until: number; thirdParty: boolean }
+  >();
+  /** The trusted third-party issuers (`auth.thirdParty`), or null when there are none. */
+  thirdParty: ThirdPartyAuth | null = null;
 
   constructor(jwtSecret: string, jwks: readonly SigningKeyJwk[] = []) {
     const secret = Buffer.from(jwtSecret);

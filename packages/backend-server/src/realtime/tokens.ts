@@ -1,7 +1,7 @@
 import { decodeJwt } from 'jose';
 import type { ServerConfig } from '../config/index';
 import { keyToken } from '../http/gateway';
-import { type JwtClaims, verifyJwt } from '../http/jwt';
+import { type JwtClaims, verifyAccessToken } from '../http/jwt';
 
 /** Why a realtime token was refused, with the hosted service's code and message. */
 export interface TokenError {
@@ -21,7 +21,7 @@ export type TokenResult = { ok: true; claims: JwtClaims } | { ok: false; error: 
  */
 export async function checkToken(token: string, config: ServerConfig): Promise<TokenResult> {
   const cleaned = decodeURIComponentSafe(token).replace(/\s/g, '');
-  const result = verifyJwt(keyToken(config, cleaned) ?? cleaned, config.signingKeys);
+  const result = await verifyAccessToken(keyToken(config, cleaned) ?? cleaned, config.signingKeys);
   if (result.ok) {
     const { claims } = result;
     if (typeof claims.role !== 'string' || typeof claims.exp !== 'number') {

@@ -1,5 +1,5 @@
 import type { GatewayInfo } from '../http/gateway';
-import { type JwtClaims, verifyJwt } from '../http/jwt';
+import { type JwtClaims, verifyAccessToken } from '../http/jwt';
 import type { SigningKeys } from '../http/signing-keys';
 import { RestError } from './errors';
 
@@ -56,7 +56,7 @@ export async function authenticate(
   if (!token) return { role: 'anon', claims: {}, authenticated: false };
   const parts = token.split('.').length;
   if (parts !== 3) throw tokenError('PGRST301', `Expected 3 parts in JWT; got ${parts}`);
-  const result = verifyJwt(token, keys);
+  const result = await verifyAccessToken(token, keys);
   if (!result.ok) {
     if (result.reason === 'expired') throw tokenError('PGRST303', 'JWT expired');
     if (result.reason === 'malformed') throw claimsError(token);

@@ -1,6 +1,6 @@
 import type { RequestContext } from '../db/index';
 import type { GatewayInfo } from '../http/gateway';
-import { verifyJwt } from '../http/jwt';
+import { verifyAccessToken } from '../http/jwt';
 import type { SigningKeys } from '../http/signing-keys';
 import { ERR } from './errors';
 
@@ -41,7 +41,7 @@ export async function authenticate(
   gateway: GatewayInfo,
   keys: SigningKeys,
 ): Promise<Caller> {
-  const result = verifyJwt(gateway.token ?? '', keys);
+  const result = await verifyAccessToken(gateway.token ?? '', keys);
   if (!result.ok) throw ERR.accessDenied(result.detail);
   const role = typeof result.claims.role === 'string' ? result.claims.role : 'anon';
   const sub = typeof result.claims.sub === 'string' ? result.claims.sub : null;
