@@ -55,7 +55,11 @@ describe('Outbox', () => {
   it('relays every mail through SMTP when an SMTP URL is set', async () => {
     const smtp = await smtpSink();
     sink = smtp.server;
-    const outbox = new Outbox({ db: server.db, smtpUrl: `smtp://127.0.0.1:${smtp.port}`, log: () => {} });
+    const outbox = new Outbox({
+      db: server.db,
+      smtpUrl: `smtp://127.0.0.1:${smtp.port}`,
+      log: () => {},
+    });
     await outbox.send(mail('relay@example.com'));
     outbox.close();
     expect(smtp.received.some((l) => /^RCPT TO:<relay@example\.com>/i.test(l))).toBe(true);
@@ -67,7 +71,11 @@ describe('Outbox', () => {
 
   it('keeps the mail in the outbox when the SMTP server cannot be reached', async () => {
     const lines: string[] = [];
-    const outbox = new Outbox({ db: server.db, smtpUrl: 'smtp://127.0.0.1:1', log: (m) => lines.push(m) });
+    const outbox = new Outbox({
+      db: server.db,
+      smtpUrl: 'smtp://127.0.0.1:1',
+      log: (m) => lines.push(m),
+    });
     await outbox.send(mail('down@example.com'));
     outbox.close();
     expect(await outbox.list('down@example.com')).toHaveLength(1);
