@@ -7,7 +7,9 @@ const EPHEMERAL = [
   'storage.retired_versions',
   'realtime.messages',
   'realtime.captured_rows',
+  'realtime.cluster_spill',
   '_auth.rate_limits',
+  '_auth.emulator_codes',
 ];
 
 /**

@@ -1,6 +1,9 @@
 import { createHash, type Hash, randomUUID } from 'node:crypto';
-import { type FileHandle, mkdir, open, readdir, rename, rm, unlink } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+
+/** How long a file nothing references must sit untouched before a startup sweep removes it. */
+export const SWEEP_GRACE_MS = 10 * 60_000;
 
 const VERSION = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const FLUSH_AT = 1 << 20;
@@ -111,21 +114,28 @@ export class DiskStore {
 
   /**
    * Startup sweep: removes temp files and every object file no row references (left by a
-   * crash between rename and commit, or between commit and removal).
+   * crash between rename and commit, or between commit and removal), once untouched for
+   * `graceMs`: with a storage directory shared by replicas, a younger file may be another
+   * replica's upload in flight.
    */
-  async sweep(referenced: ReadonlySet<string>): Promise<number> {
+  async sweep(referenced: ReadonlySet<string>, graceMs = SWEEP_GRACE_MS): Promise<number> {
+    const before = Date.now() - graceMs;
+    const stale = async (path: string) =>
+      ((await stat(path).catch(() => null))?.mtimeMs ?? before) < before;
     let removed = 0;
     for (const name of await readdir(this.tmp)) {
-      await rm(join(this.tmp, name), { force: true, recursive: true });
+      const path = join(this.tmp, name);
+      if (!(await stale(path))) continue;
+      await rm(path, { force: true, recursive: true });
       removed++;
     }
     for (const shard of await readdir(this.objects)) {
       const dir = join(this.objects, shard);
       for (const name of await readdir(dir).catch(() => [] as string[])) {
-        if (!referenced.has(name)) {
-          await rm(join(dir, name), { force: true, recursive: true });
-          removed++;
-        }
+        const path = join(dir, name);
+        if (referenced.has(name) || !(await stale(path))) continue;
+        await rm(path, { force: true, recursive: true });
+        removed++;
       }
     }
     return removed;

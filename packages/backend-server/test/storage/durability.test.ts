@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, utimes, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -195,16 +195,31 @@ describe(`storage durability across restarts (${databaseKind()})`, () => {
   it('sweeps orphans at startup and keeps every referenced file', async () => {
     const keep = `${alice.id}/keep.txt`;
     await client(server, alice).storage.from(bucket).upload(keep, 'kept');
+    // Left by a crash 11 minutes ago: gone after the restart.
+    const old = new Date(Date.now() - 11 * 60_000);
+    const aged = async (path: string, body: string) => {
+      await writeFile(path, body);
+      await utimes(path, old, old);
+      return path;
+    };
     const orphan = randomUUID();
     await mkdir(join(storageDir(), 'objects', orphan.slice(0, 2)), { recursive: true });
-    await writeFile(join(storageDir(), 'objects', orphan.slice(0, 2), orphan), 'orphan');
-    await writeFile(join(storageDir(), 'tmp', randomUUID()), 'half written');
+    await aged(join(storageDir(), 'objects', orphan.slice(0, 2), orphan), 'orphan');
+    const halfWritten = randomUUID();
+    await aged(join(storageDir(), 'tmp', halfWritten), 'half written');
     const deadUpload = randomUUID();
-    await writeFile(join(storageDir(), 'tus', deadUpload), 'no record');
+    await aged(join(storageDir(), 'tus', deadUpload), 'no record');
+    // Written just now (by another replica sharing the directory, say): kept.
+    const fresh = randomUUID();
+    await mkdir(join(storageDir(), 'objects', fresh.slice(0, 2)), { recursive: true });
+    await writeFile(join(storageDir(), 'objects', fresh.slice(0, 2), fresh), 'in flight');
+    const writing = randomUUID();
+    await writeFile(join(storageDir(), 'tmp', writing), 'being written');
     await restart();
     const shard = await readdir(join(storageDir(), 'objects', orphan.slice(0, 2)));
     expect(shard).not.toContain(orphan);
-    expect(await readdir(join(storageDir(), 'tmp'))).toEqual([]);
+    expect(await readdir(join(storageDir(), 'objects', fresh.slice(0, 2)))).toContain(fresh);
+    expect(await readdir(join(storageDir(), 'tmp'))).toEqual([writing]);
     expect(await readdir(join(storageDir(), 'tus'))).not.toContain(deadUpload);
     const down = await client(server, alice).storage.from(bucket).download(keep);
     expect(await down.data?.text()).toBe('kept');
