@@ -87,11 +87,34 @@ export function resolveClientAddress(
  */
 export function clientAddressMiddleware(trusted: TrustedProxies): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
-    const peer = env?.incoming?.socket?.remoteAddress;
-    c.set('clientAddress', resolveClientAddress(peer, c.req.header('x-forwarded-for'), trusted));
+    c.set(
+      'clientAddress',
+      resolveClientAddress(peerOf(c), c.req.header('x-forwarded-for'), trusted),
+    );
     await next();
   };
+}
+
+/** The socket's peer address, from `@hono/node-server`'s environment. */
+const peerOf = (c: Context<AppEnv>): string | undefined =>
+  (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket
+    ?.remoteAddress;
+
+/** True when the request's socket peer is a trusted proxy (its `X-Forwarded-*` count). */
+export function fromTrustedProxy(c: Context<AppEnv>, trusted: TrustedProxies): boolean {
+  const peer = peerOf(c);
+  return peer !== undefined && trusted.has(normalizeAddress(peer));
+}
+
+/** The proxy headers a client may not set itself. */
+const FORWARDED = ['forwarded', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-for'];
+
+/** `req` without the `Forwarded` / `X-Forwarded-*` headers (the body and signal are kept). */
+export function withoutForwarded(req: Request): Request {
+  if (!FORWARDED.some((h) => req.headers.has(h))) return req;
+  const headers = new Headers(req.headers);
+  for (const h of FORWARDED) headers.delete(h);
+  return new Request(req, { headers });
 }
 
 /** The address of the request's client (see {@link resolveClientAddress}). */

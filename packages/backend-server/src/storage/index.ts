@@ -73,7 +73,7 @@ export const storageService: ServiceModule = {
     }, 60_000);
     collector.unref();
     return {
-      routes: storageRoutes(s, tus),
+      routes: storageRoutes(s, tus, config.trustedProxies),
       close: async () => {
         clearInterval(collector);
         await tus.close();

@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { fromTrustedProxy, type TrustedProxies, withoutForwarded } from '../http/client-address';
 import type { AppEnv } from '../service-module';
 import {
   createBucket,
@@ -129,7 +130,11 @@ async function drainBody(req: Request): Promise<void> {
  * The storage routes. Paths are matched by hand on the raw, percent-decoded segments, so
  * keys may contain anything the key rules allow (spaces, `?`, `+`, …).
  */
-export function storageRoutes(s: StorageContext, tus: TusService): Hono<AppEnv> {
+export function storageRoutes(
+  s: StorageContext,
+  tus: TusService,
+  trusted: TrustedProxies,
+): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.all('*', async (c) => {
     const req = c.req.raw;
@@ -139,7 +144,9 @@ export function storageRoutes(s: StorageContext, tus: TusService): Hono<AppEnv> 
     if (url.pathname === TUS_PATH || url.pathname.startsWith(`${TUS_PATH}/`)) {
       const signed =
         url.pathname === `${TUS_PATH}/sign` || url.pathname.startsWith(`${TUS_PATH}/sign/`);
-      return tus.handle(req, { gateway, path, signed });
+      // tus builds upload URLs from X-Forwarded-Host/-Proto: only a trusted proxy's count.
+      const from = fromTrustedProxy(c, trusted) ? req : withoutForwarded(req);
+      return tus.handle(from, { gateway, path, signed });
     }
     const m = req.method;
     try {

@@ -220,6 +220,39 @@ describe(`tus resumable uploads (${databaseKind()})`, () => {
     expect(unknown.status).toBe(404);
   });
 
+  it('builds upload URLs from X-Forwarded-Host/-Proto only when a trusted proxy sends them', async () => {
+    const forwarded = { 'x-forwarded-host': 'drive.example', 'x-forwarded-proto': 'https' };
+    const direct = await create(alice, `${alice.id}/tus/forwarded.txt`, 3, forwarded);
+    expect(direct.status).toBe(201);
+    expect(direct.headers.get('location')?.startsWith(`${endpoint()}/`)).toBe(true);
+    // The same request through a server that trusts this peer as its load balancer.
+    const behind = await startTestServer({
+      migrationsDir: await policiesDir(),
+      trustedProxies: ['127.0.0.1', '::1'],
+    });
+    try {
+      const user = await mintUser(behind);
+      const name = `${user.id}/tus/forwarded.txt`;
+      await client(behind, 'service').storage.createBucket(bucket, { public: false });
+      const res = await fetch(`${behind.url}/storage/v1/upload/resumable`, {
+        method: 'POST',
+        headers: {
+          ...headers(behind, user),
+          ...forwarded,
+          'tus-resumable': '1.0.0',
+          'upload-length': '3',
+          'upload-metadata': `bucketName ${b64(bucket)},objectName ${b64(name)}`,
+        },
+      });
+      expect(res.status).toBe(201);
+      expect(res.headers.get('location')).toMatch(
+        /^https:\/\/drive\.example\/storage\/v1\/upload\/resumable\//,
+      );
+    } finally {
+      await behind.stop();
+    }
+  });
+
   it('answers a finished upload as complete, and only once its object exists', async () => {
     for (let round = 0; round < 5; round++) {
       const name = `${alice.id}/tus/finished-${round}.bin`;
