@@ -8,6 +8,7 @@ import { requireAdmin } from './guard';
 import { createHooks } from './hooks';
 import { OidcCache } from './oauth/oidc';
 import { EmulatorCodes } from './oauth/providers';
+import { OAUTH_SERVER_SQL, oauthServerRoutes } from './oauth-server/index';
 import { RATE_LIMIT_SQL, RateLimiter } from './rate-limit';
 import { adminFactorRoutes } from './routes/admin-factors';
 import { adminLinkRoutes } from './routes/admin-links';
@@ -35,7 +36,7 @@ import { WEBAUTHN_SQL } from './webauthn-schema';
 export const authService: ServiceModule = {
   name: 'auth',
   basePath: '/auth/v1',
-  platformSql: AUTH_SQL + WEBAUTHN_SQL + RATE_LIMIT_SQL,
+  platformSql: AUTH_SQL + WEBAUTHN_SQL + RATE_LIMIT_SQL + OAUTH_SERVER_SQL,
   keyAuth: true,
   // The hosted gateway's open auth paths; everything else (health included) needs the key.
   openPaths: [
@@ -46,6 +47,10 @@ export const authService: ServiceModule = {
     '/.well-known/openid-configuration',
     '/.well-known/oauth-authorization-server',
     '/emulator',
+    // The OAuth 2.1 server's endpoints that other apps' clients and browsers call.
+    '/oauth/authorize',
+    '/oauth/token',
+    '/oauth/clients/register',
   ],
   create({ config, db, log }) {
     const ctx: AuthContext = {
@@ -81,6 +86,7 @@ export const authService: ServiceModule = {
     externalRoutes(routes, ctx);
     emulatorRoutes(routes, ctx);
     identityRoutes(routes, ctx);
+    oauthServerRoutes(routes, ctx);
     disabledRoutes(routes, ctx);
     routes.onError((error, c) => errorResponse(c, error));
     return { routes };
