@@ -313,4 +313,27 @@ describe(`OAuth 2.1 server with oauth4webapi (${databaseKind()})`, () => {
     });
     expect(res.status).toBe(404);
   });
+
+  it("the user's grants: listed, and revoking one ends that client's sessions", async () => {
+    const c = await register('none');
+    const { callback, state, verifier } = await approved(c.client.client_id);
+    const tokens = await exchange(c, callback, state, verifier);
+    const { data, error } = await user.auth.oauth.listGrants();
+    expect(error).toBeNull();
+    expect(data?.find((g) => g.client.id === c.client.client_id)).toMatchObject({
+      client: { name: 'Public tool' },
+      scopes: ['email', 'profile'],
+    });
+    const revoked = await user.auth.oauth.revokeGrant({ clientId: c.client.client_id });
+    expect(revoked.error).toBeNull();
+    const after = await user.auth.oauth.listGrants();
+    expect(after.data?.some((g) => g.client.id === c.client.client_id)).toBe(false);
+    await expect(
+      oauth
+        .refreshTokenGrantRequest(as, c.client, c.auth, tokens.refresh_token ?? '', HTTP)
+        .then((res) => oauth.processRefreshTokenResponse(as, c.client, res)),
+    ).rejects.toMatchObject({ error: 'invalid_grant' });
+    const again = await user.auth.oauth.revokeGrant({ clientId: c.client.client_id });
+    expect(again.error).toMatchObject({ status: 404, code: 'oauth_consent_not_found' });
+  });
 });
