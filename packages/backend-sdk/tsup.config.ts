@@ -14,6 +14,7 @@ export const entries = {
   'upload-queue/index': 'src/upload-queue/index.ts',
   'realtime/index': 'src/realtime/index.ts',
   'webauthn/index': 'src/webauthn/index.ts',
+  'oauth-server/index': 'src/oauth-server/index.ts',
   // Node-only; the rest of the SDK imports it on demand by its package name, in Node only.
   'node/index': 'src/node/index.ts',
 };

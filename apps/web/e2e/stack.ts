@@ -31,7 +31,7 @@ export async function startStack(): Promise<Stack> {
     signingKeys: [generateSigningKey('ES256')],
     migrationsDir: here('../backend/migrations'),
     functionsDir: here('../backend/functions'),
-    // GitHub and Google emulated, and passkeys, as `pnpm start` has them
+    // GitHub and Google emulated, passkeys and the OAuth server, as `pnpm start` has them
     // (apps/web/backend/config.toml).
     auth: {
       passwordMinLength: 8,
@@ -41,6 +41,7 @@ export async function startStack(): Promise<Stack> {
       external: { github: {}, google: {} },
       passkey: { enabled: true },
       webauthn: { rpId: 'localhost', rpDisplayName: 'Drive', rpOrigins: [namedUrl] },
+      oauthServer: { enabled: true, authorizationUrlPath: '/oauth/consent' },
     },
     // Sharing's mails (functions/notify) link to the built app, as `pnpm start` has them.
     functions: { env: { DRIVE_SITE_URL: site.url } },

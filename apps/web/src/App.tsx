@@ -22,6 +22,7 @@ const CollectionScreen = lazy(() => import('./screens/Collection'));
 const SharedScreen = lazy(() => import('./screens/Shared'));
 const SharePage = lazy(() => import('./screens/SharePage'));
 const InvitePage = lazy(() => import('./screens/Invite'));
+const OAuthConsent = lazy(() => import('./screens/OAuthConsent'));
 const CodeStep = lazy(() => import('./screens/TwoStep').then((m) => ({ default: m.CodeStep })));
 
 function RequireSession({ children }: { children: ReactNode }) {
@@ -95,6 +96,14 @@ export function App() {
         <Route path="/reset-password" element={<ResetPassword />} />
         <Route path="/s/:token" element={<SharePage />} />
         <Route path="/invite/:token" element={<InvitePage />} />
+        <Route
+          path="/oauth/consent"
+          element={
+            <RequireSession>
+              <OAuthConsent />
+            </RequireSession>
+          }
+        />
         <Route
           element={
             <RequireSession>

@@ -50,6 +50,12 @@ export {
   useMfaEnrollment,
 } from './mfa';
 export {
+  type OAuthAuthorizationLike,
+  type OAuthConsentAuthLike,
+  type OAuthConsentState,
+  useOAuthConsent,
+} from './oauth-consent';
+export {
   type PasskeyAuthLike,
   type PasskeyLike,
   type PasskeySignIn,

@@ -9,7 +9,7 @@ import type { TestProject } from 'vitest/node';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    backend: { url: string; anonKey: string };
+    backend: { url: string; anonKey: string; oauthClientId: string };
   }
 }
 
@@ -28,10 +28,22 @@ export default async function setup(project: TestProject) {
       emulateProviders: true,
       manualLinking: true,
       external: { github: {}, google: {} },
+      // The OAuth 2.1 server, for the consent hook's tests.
+      oauthServer: { enabled: true },
     },
     log: false,
   });
-  project.provide('backend', { url: server.url, anonKey: server.anonKey });
+  const res = await fetch(`${server.url}/auth/v1/admin/oauth/clients`, {
+    method: 'POST',
+    headers: {
+      apikey: server.serviceRoleKey,
+      authorization: `Bearer ${server.serviceRoleKey}`,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify({ client_name: 'Notes CLI', redirect_uris: ['http://localhost:4000/cb'] }),
+  });
+  const { client_id: oauthClientId } = (await res.json()) as { client_id: string };
+  project.provide('backend', { url: server.url, anonKey: server.anonKey, oauthClientId });
   return async () => {
     await server.stop();
   };

@@ -3,14 +3,16 @@
  * test/global-setup.ts starts, signed in as fresh users.
  */
 import { type Client, createClient, type WebAuthnDriver } from '@app/backend-sdk';
+import { withOAuthServer } from '@app/backend-sdk/oauth-server';
 import { withPasskeys } from '@app/backend-sdk/webauthn';
 import { inject } from 'vitest';
 
-export type TestClient = ReturnType<typeof withPasskeys<Client>>;
+type WithPasskeys = ReturnType<typeof withPasskeys<Client>>;
+export type TestClient = ReturnType<typeof withOAuthServer<WithPasskeys>>;
 
 /**
- * A client with its own in-memory session, and the passkey ceremonies (`withPasskeys`) with
- * `webauthn` as the browser's prompt.
+ * A client with its own in-memory session, the passkey ceremonies (`withPasskeys`) with
+ * `webauthn` as the browser's prompt, and the OAuth server's consent calls (`withOAuthServer`).
  */
 export function newClient(options: { webauthn?: WebAuthnDriver } = {}): TestClient {
   const { url, anonKey } = inject('backend');
@@ -25,7 +27,9 @@ export function newClient(options: { webauthn?: WebAuthnDriver } = {}): TestClie
       autoRefreshToken: false,
     },
   } as never);
-  return withPasskeys(client, options.webauthn ? { driver: options.webauthn } : {});
+  return withOAuthServer(
+    withPasskeys(client, options.webauthn ? { driver: options.webauthn } : {}),
+  );
 }
 
 let n = 0;

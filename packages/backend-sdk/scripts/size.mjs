@@ -26,6 +26,11 @@ const budgets = [
     limit: 4 * 1024,
   },
   {
+    name: 'OAuth server consent (@app/backend-sdk/oauth-server)',
+    entry: 'export * from "./src/oauth-server/index.ts";',
+    limit: 2 * 1024,
+  },
+  {
     name: 'upload queue (@app/backend-sdk/upload-queue)',
     entry: 'export * from "./src/upload-queue/index.ts";',
     limit: 2 * 1024,

@@ -6,6 +6,7 @@
 import type {
   ChannelLike,
   MfaLike,
+  OAuthConsentAuthLike,
   PasskeyAuthLike,
   ResultLike,
   SessionLike,
@@ -70,6 +71,8 @@ export interface AuthApi {
   passkey: PasskeyAuthLike['passkey'];
   signInWithPasskey: PasskeyAuthLike['signInWithPasskey'];
   registerPasskey: PasskeyAuthLike['registerPasskey'];
+  /** The consent page of the OAuth 2.1 server (other apps signing in with Drive). */
+  oauth: OAuthConsentAuthLike['oauth'];
   /** Sign-in with a provider (GitHub, Google, …): the page goes to the provider. */
   signInWithOAuth(credentials: {
     provider: string;

@@ -1,4 +1,5 @@
 import { createClient } from '@app/backend-sdk';
+import { withOAuthServer } from '@app/backend-sdk/oauth-server';
 import { withPasskeys } from '@app/backend-sdk/webauthn';
 import type { DriveClient } from './client-types';
 
@@ -24,8 +25,11 @@ export function backendConfig(
   };
 }
 
-/** The one SDK client of the app, with the passkey ceremonies (the browser's prompt). */
+/**
+ * The one SDK client of the app, with the passkey ceremonies (the browser's prompt) and the
+ * OAuth server's consent calls (the consent page).
+ */
 export function createDriveClient(): DriveClient {
   const { url, anonKey } = backendConfig();
-  return withPasskeys(createClient(url, anonKey)) as unknown as DriveClient;
+  return withOAuthServer(withPasskeys(createClient(url, anonKey))) as unknown as DriveClient;
 }

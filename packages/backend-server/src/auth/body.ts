@@ -28,7 +28,8 @@ const tooLarge = () =>
     `Request body too large (max ${MAX_BODY_BYTES} bytes)`,
   );
 
-async function readLimited(c: Context<AppEnv>): Promise<string> {
+/** The raw request body as text, at most {@link MAX_BODY_BYTES} (else 413). */
+export async function readLimited(c: Context<AppEnv>): Promise<string> {
   const declared = Number(c.req.header('content-length') ?? Number.NaN);
   if (declared > MAX_BODY_BYTES) throw tooLarge();
   const stream = c.req.raw.body;

@@ -8,6 +8,7 @@ import { requireAdmin } from './guard';
 import { createHooks } from './hooks';
 import { OidcCache } from './oauth/oidc';
 import { EMULATOR_CODES_SQL, EmulatorCodes } from './oauth/providers';
+import { OAUTH_SERVER_SQL, oauthServerRoutes } from './oauth-server/index';
 import { RATE_LIMIT_SQL, RateLimiter } from './rate-limit';
 import { adminFactorRoutes } from './routes/admin-factors';
 import { adminLinkRoutes } from './routes/admin-links';
@@ -41,7 +42,8 @@ export const authService: ServiceModule = {
     RATE_LIMIT_SQL +
     MAIL_OUTBOX_SQL +
     SMS_OUTBOX_SQL +
-    EMULATOR_CODES_SQL,
+    EMULATOR_CODES_SQL +
+    OAUTH_SERVER_SQL,
   keyAuth: true,
   // The hosted gateway's open auth paths; everything else (health included) needs the key.
   openPaths: [
@@ -52,6 +54,10 @@ export const authService: ServiceModule = {
     '/.well-known/openid-configuration',
     '/.well-known/oauth-authorization-server',
     '/emulator',
+    // The OAuth 2.1 server's endpoints that other apps' clients and browsers call.
+    '/oauth/authorize',
+    '/oauth/token',
+    '/oauth/clients/register',
   ],
   create({ config, db, log }) {
     const ctx: AuthContext = {
@@ -87,6 +93,7 @@ export const authService: ServiceModule = {
     externalRoutes(routes, ctx);
     emulatorRoutes(routes, ctx);
     identityRoutes(routes, ctx);
+    oauthServerRoutes(routes, ctx);
     disabledRoutes(routes, ctx);
     routes.onError((error, c) => errorResponse(c, error));
     return { routes };

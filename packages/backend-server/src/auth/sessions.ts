@@ -16,7 +16,7 @@ export async function startSession(
   ctx: AuthContext,
   userId: string,
   method: AuthMethod,
-  request: { userAgent?: string | undefined } = {},
+  request: { userAgent?: string | undefined; oauthClientId?: string } = {},
 ): Promise<Record<string, unknown>> {
   const sessionId = randomUUID();
   const refresh = secureAlphanumeric(16);
@@ -24,8 +24,8 @@ export async function startSession(
   // the sign-in time. Foreign keys are checked at the end of the statement.
   await tx.query(
     `with session as (
-       insert into auth.sessions (id, user_id, created_at, updated_at, aal, user_agent)
-       values ($1, $2, now(), now(), 'aal1', $3) returning id
+       insert into auth.sessions (id, user_id, created_at, updated_at, aal, user_agent, oauth_client_id)
+       values ($1, $2, now(), now(), 'aal1', $3, $6) returning id
      ), amr as (
        insert into auth.mfa_amr_claims (session_id, created_at, updated_at, authentication_method)
        select id, now(), now(), $4 from session
@@ -36,7 +36,7 @@ export async function startSession(
        update auth.users set last_sign_in_at = now(), updated_at = now() where id = $2
      )
      update auth.identities set last_sign_in_at = now() where user_id = $2`,
-    [sessionId, userId, request.userAgent ?? null, method, refresh],
+    [sessionId, userId, request.userAgent ?? null, method, refresh, request.oauthClientId ?? null],
   );
   return sessionResponse(tx, ctx, { userId, sessionId, refreshToken: refresh, method });
 }

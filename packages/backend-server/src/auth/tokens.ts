@@ -21,6 +21,8 @@ export interface TokenSession {
   id: string;
   aal: string;
   amr: { method: string; timestamp: number }[];
+  /** The OAuth client the session was issued to (the OAuth 2.1 server), else null. */
+  clientId: string | null;
 }
 
 /** The claims of an access token before the hook sees them (GoTrue's order of fields). */
@@ -36,8 +38,13 @@ export type AccessTokenClaims = Record<string, unknown> & {
 
 /** A session's aal and amr entries (newest first), as the token carries them. */
 export async function loadTokenSession(q: Queryable, sessionId: string): Promise<TokenSession> {
-  const { rows } = await q.query<{ aal: string | null; method: string | null; ts: number | null }>(
-    `select s.aal::text as aal, c.authentication_method as method,
+  const { rows } = await q.query<{
+    aal: string | null;
+    method: string | null;
+    ts: number | null;
+    client_id: string | null;
+  }>(
+    `select s.aal::text as aal, s.oauth_client_id as client_id, c.authentication_method as method,
             extract(epoch from c.updated_at)::int as ts
      from auth.sessions s left join auth.mfa_amr_claims c on c.session_id = s.id
      where s.id = $1 order by c.updated_at desc`,
@@ -47,6 +54,7 @@ export async function loadTokenSession(q: Queryable, sessionId: string): Promise
     id: sessionId,
     aal: rows[0]?.aal ?? 'aal1',
     amr: rows.flatMap((r) => (r.method ? [{ method: r.method, timestamp: r.ts ?? 0 }] : [])),
+    clientId: rows[0]?.client_id ?? null,
   };
 }
 
@@ -72,6 +80,8 @@ export function accessTokenClaims(
     amr: session.amr,
     session_id: session.id,
     is_anonymous: user.is_anonymous,
+    // Tokens of the OAuth 2.1 server name their client (`auth.jwt() ->> 'client_id'` in RLS).
+    ...(session.clientId ? { client_id: session.clientId } : {}),
   };
 }
 

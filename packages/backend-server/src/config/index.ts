@@ -10,6 +10,7 @@ export type {
   ExternalProviderOptions,
   OidcProviderOptions,
 } from './external-providers';
+export type { OAuthServerOptions } from './oauth-server';
 export type {
   AuthOptions,
   AuthRateLimits,

@@ -6,6 +6,7 @@ import type { SigningKeyJwk } from '../http/signing-keys';
 import type { ThirdPartyAuthOptions } from '../http/third-party';
 import type { HookOptions } from './auth-hooks';
 import type { ExternalOptions } from './external-providers';
+import type { OAuthServerOptions } from './oauth-server';
 import type { MfaOptions, SmsOptions } from './sms-mfa';
 import type { PasskeyOptions, WebAuthnOptions } from './webauthn';
 
@@ -42,6 +43,14 @@ export interface AuthOptions {
   mfa?: MfaOptions;
   /** Passkey sign-in and registration (see {@link PasskeyOptions}). */
   passkey?: PasskeyOptions;
+  /**
+   * The OAuth 2.1 authorization server: other apps sign their users in with this project's
+   * auth (see {@link OAuthServerOptions}).
+   *
+   * @example
+   * startServer({ auth: { oauthServer: { enabled: true, authorizationUrlPath: '/oauth/consent' } } });
+   */
+  oauthServer?: OAuthServerOptions;
   /** The WebAuthn relying party of passkeys and WebAuthn factors (see {@link WebAuthnOptions}). */
   webauthn?: WebAuthnOptions;
   /**

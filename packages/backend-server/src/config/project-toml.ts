@@ -211,7 +211,8 @@ function thirdPartyAuth(toml: Table, file: string): ThirdPartyAuthOptions | unde
  * `enable_manual_linking`; `[auth.external.<name>]` (see {@link externalProviders});
  * `[auth.email] enable_confirmations`, `secure_password_change`, `otp_expiry`;
  * `[auth.rate_limit] sign_in_sign_ups`, `token_verifications`, `email_sent`;
- * `[auth.passkey] enabled`; `[auth.webauthn] rp_id`, `rp_display_name`, `rp_origins`;
+ * `[auth.passkey] enabled`; `[auth.oauth_server] enabled`, `allow_dynamic_registration`,
+ * `authorization_url_path`; `[auth.webauthn] rp_id`, `rp_display_name`, `rp_origins`;
  * `[auth.mfa.web_authn] enroll_enabled`, `verify_enabled`;
  * `[auth.hook.<name>] enabled`, `uri`, `secrets` (see `authHooksFromToml`);
  * `[auth.third_party.<name>]` (see {@link thirdPartyAuth});
@@ -273,6 +274,14 @@ export async function projectOptions(dir: string): Promise<StartServerOptions> {
     otpExpiry: get<number>('auth.email.otp_expiry', 'number'),
     rateLimits,
     passkey: some({ enabled: get<boolean>('auth.passkey.enabled', 'boolean') }),
+    oauthServer: some({
+      enabled: get<boolean>('auth.oauth_server.enabled', 'boolean'),
+      allowDynamicRegistration: get<boolean>(
+        'auth.oauth_server.allow_dynamic_registration',
+        'boolean',
+      ),
+      authorizationUrlPath: get<string>('auth.oauth_server.authorization_url_path', 'string'),
+    }),
     webauthn: some({
       rpId: get<string>('auth.webauthn.rp_id', 'string'),
       rpDisplayName: get<string>('auth.webauthn.rp_display_name', 'string'),

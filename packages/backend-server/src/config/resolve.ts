@@ -19,6 +19,7 @@ import {
   DEFAULT_PUBLISHABLE_KEY,
   DEFAULT_SECRET_KEY,
 } from './keys';
+import { resolveOAuthServer } from './oauth-server';
 import type {
   AuthRateLimits,
   BucketOptions,
@@ -120,6 +121,7 @@ export async function resolveConfig(given: StartServerOptions = {}): Promise<Ser
       sms: resolveSms(auth.sms),
       mfa: resolveMfa(auth.mfa),
       passkey: resolvePasskey(auth.passkey),
+      oauthServer: resolveOAuthServer(auth.oauthServer),
       webauthn: resolveWebAuthn(auth.webauthn),
       external: resolveExternal(auth.external, {
         manualLinking: auth.manualLinking,

@@ -6,6 +6,7 @@ import type { TrustedProxies } from '../http/client-address';
 import type { SigningKeys } from '../http/signing-keys';
 import type { ResolvedHooks } from './auth-hooks';
 import type { ResolvedExternal } from './external-providers';
+import type { ResolvedOAuthServer } from './oauth-server';
 import type {
   AuthOptions,
   AuthRateLimits,
@@ -56,6 +57,7 @@ export interface ServerConfig {
       | 'sms'
       | 'mfa'
       | 'passkey'
+      | 'oauthServer'
       | 'webauthn'
       | 'external'
       | 'manualLinking'
@@ -71,6 +73,7 @@ export interface ServerConfig {
     sms: ResolvedSms;
     mfa: ResolvedMfa;
     passkey: ResolvedPasskey;
+    oauthServer: ResolvedOAuthServer;
     webauthn: ResolvedWebAuthn;
     /** External providers, manual linking and the emulated provider. */
     external: ResolvedExternal;

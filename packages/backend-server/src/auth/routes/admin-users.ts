@@ -18,6 +18,7 @@ import {
   uniqueConflict,
   userJson,
 } from '../users';
+import { pageHeaders, pageParams } from './util';
 
 const USER_FIELDS = {
   email: 'string',
@@ -68,19 +69,9 @@ async function loadUser(q: Queryable, id: string): Promise<UserRow> {
   return user;
 }
 
-const PAGE = /^\d*$/;
-
 async function listUsers(c: Context<AppEnv>, ctx: AuthContext) {
-  const pageText = c.req.query('page') ?? '';
-  const perPageText = c.req.query('per_page') ?? '';
-  if (!PAGE.test(pageText) || !PAGE.test(perPageText)) {
-    throw badRequest(
-      'validation_failed',
-      'Bad Pagination Parameters: page and per_page must be integers',
-    );
-  }
-  const page = Math.max(1, Number(pageText || 1));
-  const perPage = Math.min(1000, Math.max(1, Number(perPageText || 50)));
+  const paging = pageParams(c);
+  const { page, perPage } = paging;
   const filter = c.req.query('filter') ?? '';
   const where = filter
     ? `where u.email ilike $1 or u.raw_user_meta_data ->> 'full_name' ilike $1`
@@ -96,12 +87,7 @@ async function listUsers(c: Context<AppEnv>, ctx: AuthContext) {
     [pattern, perPage, (page - 1) * perPage],
   );
   const count = total.rows[0]?.n ?? 0;
-  const last = Math.ceil(count / perPage);
-  const base = `${ctx.config.url}/auth/v1/admin/users`;
-  const link = (p: number, rel: string) => `<${base}?page=${p}&per_page=${perPage}>; rel="${rel}"`;
-  const links = [...(page < last ? [link(page + 1, 'next')] : []), link(last, 'last')];
-  c.header('x-total-count', String(count));
-  c.header('link', links.join(', '));
+  pageHeaders(c, `${ctx.config.url}/auth/v1/admin/users`, paging, count);
   return c.json({ users: rows.map(userJson), aud: 'authenticated' });
 }
 

@@ -15,7 +15,7 @@ export const web3Disabled = () =>
  * Features this server does not offer answer as a hosted project where they are off does
  * (GoTrue's `requireSAMLEnabled`, `requireOAuthServerEnabled`, `requireCustomOAuthEnabled`),
  * never 404 "no route": SSO with SAML 2.0, the OAuth 2.1 server (Supabase Auth as an
- * authorization server for other apps) and the admin API of custom providers (providers are
+ * authorization server for other apps, while `auth.oauthServer` is off) and the admin API of custom providers (providers are
  * configured by `auth.external` here).
  */
 export function disabledRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
@@ -32,6 +32,16 @@ export function disabledRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
   routes.all('/admin/sso/providers/:id', () => {
     throw notFound('sso_provider_not_found', 'SSO Identity Provider not found');
   });
+  if (!ctx.config.auth.oauthServer.enabled) oauthServerOff(routes, ctx);
+  for (const path of ['/admin/custom-providers', '/admin/custom-providers/*']) {
+    routes.all(path, () => {
+      throw notFound('feature_disabled', 'Custom OAuth providers are disabled');
+    });
+  }
+}
+
+/** The OAuth 2.1 server's paths while it is off (`auth.oauthServer.enabled` false). */
+function oauthServerOff(routes: Hono<AppEnv>, ctx: AuthContext): void {
   for (const path of ['/admin/oauth', '/admin/oauth/*', '/oauth', '/oauth/*']) {
     routes.all(path, () => {
       throw oauthServerDisabled();
@@ -44,11 +54,6 @@ export function disabledRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
     routes.all(path, async (c) => {
       await requireUser(c, ctx);
       throw oauthServerDisabled();
-    });
-  }
-  for (const path of ['/admin/custom-providers', '/admin/custom-providers/*']) {
-    routes.all(path, () => {
-      throw notFound('feature_disabled', 'Custom OAuth providers are disabled');
     });
   }
 }

@@ -28,8 +28,11 @@ const PROVIDERS = [
   'zoom',
 ];
 
-/** GoTrue's discovery document for an issuer (`<url>/auth/v1`). */
-function openIdConfiguration(issuer: string) {
+/**
+ * GoTrue's discovery document for an issuer (`<url>/auth/v1`); the registration endpoint
+ * while the OAuth server takes dynamic registrations. PKCE is S256 only here.
+ */
+function openIdConfiguration(issuer: string, registration: boolean) {
   const base = issuer.replace(/\/+$/, '');
   return {
     issuer,
@@ -61,7 +64,8 @@ function openIdConfiguration(issuer: string) {
       'preferred_username',
       'updated_at',
     ],
-    code_challenge_methods_supported: ['S256', 'plain'],
+    code_challenge_methods_supported: ['S256'],
+    ...(registration ? { registration_endpoint: `${base}/oauth/clients/register` } : {}),
   };
 }
 
@@ -101,7 +105,12 @@ export function publicRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
   // OIDC discovery / OAuth server metadata, as GoTrue serves both.
   const discovery = (c: Context<AppEnv>) => {
     c.header('cache-control', 'public, max-age=600');
-    return c.json(openIdConfiguration(ctx.issuer));
+    const { enabled, allowDynamicRegistration } = ctx.config.auth.oauthServer;
+    return c.json(openIdConfiguration(ctx.issuer, enabled && allowDynamicRegistration));
   };
   routes.get('/.well-known/openid-configuration', discovery);
+  // RFC 8414 metadata, while the OAuth server is on (else routes/disabled.ts answers).
+  if (ctx.config.auth.oauthServer.enabled) {
+    routes.get('/.well-known/oauth-authorization-server', discovery);
+  }
 }

@@ -54,6 +54,10 @@ describe('config.toml (hosted CLI layout)', () => {
         verify_enabled = false
         [auth.passkey]
         enabled = true
+        [auth.oauth_server]
+        enabled = true
+        authorization_url_path = "/oauth/consent"
+        allow_dynamic_registration = true
         [auth.webauthn]
         rp_display_name = "Drive"
         rp_id = "localhost"
@@ -89,6 +93,11 @@ describe('config.toml (hosted CLI layout)', () => {
         otpExpiry: 900,
         rateLimits: { tokenPerIp: 20, otpPerIp: 10, emailPerAddress: 4 },
         passkey: { enabled: true },
+        oauthServer: {
+          enabled: true,
+          allowDynamicRegistration: true,
+          authorizationUrlPath: '/oauth/consent',
+        },
         webauthn: {
           rpId: 'localhost',
           rpDisplayName: 'Drive',
