@@ -10,8 +10,8 @@ const budgets = [
   {
     name: 'full client (@app/backend-sdk)',
     entry: 'export * from "./src/index.ts";',
-    // 24 KB until the OAuth consent API, the `accessToken` option (supabase-js's exact
-    // message for `client.auth` does not compress) and error-key parity came in.
+    // 24 KB until the `accessToken` option (supabase-js's exact message for `client.auth`
+    // does not compress) and error-key parity came in.
     limit: 25 * 1024,
   },
   {
