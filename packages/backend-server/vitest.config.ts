@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { workspaceAliases } from '../../vitest.workspace-aliases.ts';
 
@@ -23,6 +24,9 @@ export default defineConfig({
     outputFile: { json: '.artifacts/test-report.json' },
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Two files at a time even on 2 cores (vitest's default there is one): most of a file's
+    // time is spent waiting on its server, its database or a timer, not on the CPU.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       {
         extends: true,
