@@ -65,6 +65,21 @@ describe.skipIf(databaseKind() === 'pglite')('realtime across replicas on one Po
     clients.push(c);
     return c;
   };
+  /** Joins `topic` on `server` and collects who joins and who leaves its presence. */
+  async function watchPresence(server: RunningServer, topic: string) {
+    const joins = new Inbox<string>();
+    const leaves = new Inbox<string>();
+    const channel = client(server)
+      .channel(topic)
+      .on('presence', { event: 'join' }, ({ newPresences }) => {
+        for (const p of newPresences) joins.push(String(p.who));
+      })
+      .on('presence', { event: 'leave' }, ({ leftPresences }) => {
+        for (const p of leftPresences) leaves.push(String(p.who));
+      });
+    await subscribed(channel);
+    return { joins, leaves };
+  }
 
   beforeAll(async () => {
     const db = await createTestDatabase();
@@ -306,17 +321,7 @@ describe.skipIf(databaseKind() === 'pglite')('realtime across replicas on one Po
 
   it('members of a replica that stops leave the others’ presence at once', async () => {
     const topic = uniqueTopic('stopped');
-    const leaves = new Inbox<string>();
-    const joins = new Inbox<string>();
-    const onA = client(a)
-      .channel(topic)
-      .on('presence', { event: 'join' }, ({ newPresences }) => {
-        for (const p of newPresences) joins.push(String(p.who));
-      })
-      .on('presence', { event: 'leave' }, ({ leftPresences }) => {
-        for (const p of leftPresences) leaves.push(String(p.who));
-      });
-    await subscribed(onA);
+    const { joins, leaves } = await watchPresence(a, topic);
     const c = await startServer({ port: 0, databaseUrl });
     const cClient = realtimeClient(c, { reconnectAfterMs: 60_000 });
     try {
@@ -336,17 +341,7 @@ describe.skipIf(databaseKind() === 'pglite')('realtime across replicas on one Po
 
   it('members of a replica killed without goodbye leave the others’ presence', async () => {
     const topic = uniqueTopic('killed');
-    const leaves = new Inbox<string>();
-    const joins = new Inbox<string>();
-    const onA = client(a)
-      .channel(topic)
-      .on('presence', { event: 'join' }, ({ newPresences }) => {
-        for (const p of newPresences) joins.push(String(p.who));
-      })
-      .on('presence', { event: 'leave' }, ({ leftPresences }) => {
-        for (const p of leftPresences) leaves.push(String(p.who));
-      });
-    await subscribed(onA);
+    const { joins, leaves } = await watchPresence(a, topic);
     const { child, url: childUrl, anonKey } = await startChild(databaseUrl);
     try {
       const onC = client({ url: childUrl, anonKey } as RunningServer).channel(topic);
