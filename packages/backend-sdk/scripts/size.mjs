@@ -26,7 +26,7 @@ const budgets = [
     limit: 4 * 1024,
   },
   {
-    name: 'OAuth server consent (@app/backend-sdk/oauth-server)',
+    name: 'OAuth server: consent, client admin (@app/backend-sdk/oauth-server)',
     entry: 'export * from "./src/oauth-server/index.ts";',
     limit: 2 * 1024,
   },

@@ -124,3 +124,94 @@ describe('auth.oauth (withOAuthServer), as the official client', () => {
     expect(none).toMatchObject({ data: null, error: { code: 'session_missing' } });
   });
 });
+
+describe('auth.admin.oauth (withOAuthServer), as the official client', () => {
+  const adminClients = () => ({
+    ours: withOAuthServer(
+      createClient(server.url, server.serviceRoleKey, {
+        auth: { storage: memoryStorage(), autoRefreshToken: false, persistSession: false },
+      }),
+    ).auth.admin.oauth,
+    official: officialClient(server.url, server.serviceRoleKey).auth.admin.oauth,
+  });
+  /** Ids, secrets and times differ between two clients; everything else must not. */
+  const maskedClient = (data: unknown) =>
+    JSON.parse(
+      JSON.stringify(data)
+        .replace(/"(client_id|client_secret|created_at|updated_at)":"[^"]*"/g, '"$1":"…"')
+        .replace(/"client_name":"(ours|official) /g, '"client_name":"… '),
+    );
+
+  it('create, get, update, regenerate the secret, list and delete: the same answers', async () => {
+    const { ours, official } = adminClients();
+    const params = (who: string) => ({
+      client_name: `${who} tool`,
+      redirect_uris: [CALLBACK],
+      token_endpoint_auth_method: 'client_secret_post' as const,
+    });
+    const mine = await ours.createClient(params('ours'));
+    const theirs = await official.createClient(params('official'));
+    expect(mine.error).toBeNull();
+    expect(mine.data).toMatchObject({
+      client_name: 'ours tool',
+      client_type: 'confidential',
+      registration_type: 'manual',
+      redirect_uris: [CALLBACK],
+    });
+    expect(mine.data?.client_secret).toBeTruthy();
+    expect(maskedClient(mine)).toEqual(maskedClient(theirs));
+    const id = mine.data?.client_id ?? '';
+    const theirId = theirs.data?.client_id ?? '';
+
+    const got = await ours.getClient(id);
+    expect(got.data).not.toHaveProperty('client_secret');
+    expect(maskedClient(got)).toEqual(maskedClient(await official.getClient(theirId)));
+
+    const renamed = await ours.updateClient(id, { client_name: 'ours renamed' });
+    expect(renamed.data?.client_name).toBe('ours renamed');
+    const theirRenamed = await official.updateClient(theirId, { client_name: 'official renamed' });
+    expect(maskedClient(renamed)).toEqual(
+      JSON.parse(
+        JSON.stringify(maskedClient(theirRenamed)).replace('official renamed', 'ours renamed'),
+      ),
+    );
+
+    const secret = await ours.regenerateClientSecret(id);
+    expect(secret.data?.client_secret).toBeTruthy();
+    expect(secret.data?.client_secret).not.toBe(mine.data?.client_secret);
+
+    const page = await ours.listClients({ page: 1, perPage: 1 });
+    const theirPage = await official.listClients({ page: 1, perPage: 1 });
+    expect(page.error).toBeNull();
+    expect(page.data.clients).toHaveLength(1);
+    expect(page.data).toMatchObject({ nextPage: 2 });
+    if (!page.error && !theirPage.error) {
+      expect(page.data.total).toBe(theirPage.data.total);
+      expect(page.data.total).toBeGreaterThanOrEqual(3);
+      expect(page.data.lastPage).toBe(page.data.total);
+    }
+
+    expect(await ours.deleteClient(id)).toEqual(await official.deleteClient(theirId));
+    const gone = await ours.getClient(id);
+    const theirGone = await official.getClient(theirId);
+    expect(gone.error).toMatchObject({ status: 404, code: 'oauth_client_not_found' });
+    expect(gone.error?.message).toBe(theirGone.error?.message);
+  });
+
+  it('with the anon key: the same not_admin refusal, and an empty list', async () => {
+    const ours = withOAuthServer(
+      createClient(server.url, server.anonKey, {
+        auth: { storage: memoryStorage(), autoRefreshToken: false },
+      }),
+    ).auth.admin.oauth;
+    const official = officialClient(server.url, server.anonKey).auth.admin.oauth;
+    const mine = await ours.listClients();
+    const theirs = await official.listClients();
+    expect(mine).toMatchObject({
+      data: { clients: [] },
+      error: { status: 403, code: 'not_admin' },
+    });
+    expect(mine.error?.message).toBe(theirs.error?.message);
+    expect(mine.data).toEqual(theirs.data);
+  });
+});

@@ -3,7 +3,7 @@
  * Needs the service role (secret) key as the client's key; never ship it to browsers.
  */
 import type { Http } from '../http/index';
-import { attempt, authFetch } from './api';
+import { attempt, authFetch, pageInfo } from './api';
 import { AdminMfaApi } from './mfa';
 import type { AuthResult, User } from './types';
 
@@ -85,17 +85,7 @@ export class AdminApi {
             headers = h;
           },
         })) as { users: User[]; aud: string };
-        const link = (rel: string) => {
-          const m = headers.get('link')?.match(new RegExp(`[?&]page=(\\d+)[^>]*>; rel="${rel}"`));
-          return m ? Number(m[1]) : null;
-        };
-        return {
-          users: body.users,
-          aud: body.aud,
-          nextPage: link('next'),
-          lastPage: link('last') ?? 0,
-          total: Number(headers.get('x-total-count') ?? 0),
-        };
+        return { users: body.users, aud: body.aud, ...pageInfo(headers) };
       },
     );
   }

@@ -80,6 +80,26 @@ export async function authFetch(http: Http, req: AuthRequest): Promise<unknown> 
   });
 }
 
+/**
+ * The page numbers of a paged admin list from its `Link` (`rel="next"`, `rel="last"`) and
+ * `X-Total-Count` headers.
+ */
+export function pageInfo(headers: Headers): {
+  nextPage: number | null;
+  lastPage: number;
+  total: number;
+} {
+  const link = (rel: string) => {
+    const m = headers.get('link')?.match(new RegExp(`[?&]page=(\\d+)[^>]*>; rel="${rel}"`));
+    return m ? Number(m[1]) : null;
+  };
+  return {
+    nextPage: link('next'),
+    lastPage: link('last') ?? 0,
+    total: Number(headers.get('x-total-count') ?? 0),
+  };
+}
+
 /** True when a failure may go away by retrying (no response, 5xx, 52x). */
 export const isRetryable = (error: AuthError): boolean =>
   error.status === 0 ? error.code !== 'aborted' : error.status >= 500 && error.status <= 599;

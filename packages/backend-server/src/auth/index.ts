@@ -58,6 +58,7 @@ export const authService: ServiceModule = {
     '/oauth/authorize',
     '/oauth/token',
     '/oauth/clients/register',
+    '/oauth/userinfo',
   ],
   create({ config, db, log }) {
     const ctx: AuthContext = {

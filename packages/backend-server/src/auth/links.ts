@@ -15,21 +15,22 @@ function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${escaped}$`);
 }
 
+/**
+ * Whether `url` is a place flows may send the browser: the site URL's host (any port or
+ * path, as the hosted service allows) or a match of the redirect allow list.
+ */
+export function isAllowedRedirect(ctx: AuthContext, url: string): boolean {
+  if (!URL.canParse(url)) return false;
+  const site = ctx.config.auth.siteUrl ?? ctx.config.url;
+  const hosts = new Set([new URL(site).hostname, new URL(ctx.config.url).hostname]);
+  if (hosts.has(new URL(url).hostname)) return true;
+  return ctx.config.auth.redirectUrls.some((g) => globToRegExp(g).test(url));
+}
+
 /** Where a flow may redirect: `requested` when allowed (site URL's host or the allow list). */
 export function redirectTarget(ctx: AuthContext, requested: string | undefined | null): string {
   const site = ctx.config.auth.siteUrl ?? ctx.config.url;
-  if (!requested) return site;
-  let url: URL;
-  try {
-    url = new URL(requested);
-  } catch {
-    return site;
-  }
-  // As the hosted service: the site's host name (any port or path) is always allowed.
-  const hosts = new Set([new URL(site).hostname, new URL(ctx.config.url).hostname]);
-  if (hosts.has(url.hostname)) return requested;
-  if (ctx.config.auth.redirectUrls.some((g) => globToRegExp(g).test(requested))) return requested;
-  return site;
+  return requested && isAllowedRedirect(ctx, requested) ? requested : site;
 }
 
 /** PKCE parameters of a request, checked: both or neither. */

@@ -16,7 +16,7 @@ export async function startSession(
   ctx: AuthContext,
   userId: string,
   method: AuthMethod,
-  request: { userAgent?: string | undefined; oauthClientId?: string } = {},
+  request: { userAgent?: string | undefined; oauthClientId?: string; scopes?: string } = {},
 ): Promise<Record<string, unknown>> {
   const sessionId = randomUUID();
   const refresh = secureAlphanumeric(16);
@@ -24,8 +24,8 @@ export async function startSession(
   // the sign-in time. Foreign keys are checked at the end of the statement.
   await tx.query(
     `with session as (
-       insert into auth.sessions (id, user_id, created_at, updated_at, aal, user_agent, oauth_client_id)
-       values ($1, $2, now(), now(), 'aal1', $3, $6) returning id
+       insert into auth.sessions (id, user_id, created_at, updated_at, aal, user_agent, oauth_client_id, scopes)
+       values ($1, $2, now(), now(), 'aal1', $3, $6, $7) returning id
      ), amr as (
        insert into auth.mfa_amr_claims (session_id, created_at, updated_at, authentication_method)
        select id, now(), now(), $4 from session
@@ -36,7 +36,15 @@ export async function startSession(
        update auth.users set last_sign_in_at = now(), updated_at = now() where id = $2
      )
      update auth.identities set last_sign_in_at = now() where user_id = $2`,
-    [sessionId, userId, request.userAgent ?? null, method, refresh, request.oauthClientId ?? null],
+    [
+      sessionId,
+      userId,
+      request.userAgent ?? null,
+      method,
+      refresh,
+      request.oauthClientId ?? null,
+      request.scopes ?? null,
+    ],
   );
   return sessionResponse(tx, ctx, { userId, sessionId, refreshToken: refresh, method });
 }
@@ -51,6 +59,7 @@ interface TokenRow {
   reusable: boolean;
   banned: boolean | null;
   session_expired: boolean | null;
+  client_id: string | null;
 }
 
 const ALREADY_USED = () =>
@@ -59,16 +68,23 @@ const ALREADY_USED = () =>
 /**
  * The refresh_token grant with rotation (§2.5): a fresh token swaps for a child; a revoked
  * one returns the active child when it is its parent, is swapped again inside the reuse
- * interval, and otherwise revokes the whole session family.
+ * interval, and otherwise revokes the whole session family. `clientId` is the OAuth client
+ * that authenticated at `/oauth/token` (null at `/token`): a session issued to an OAuth client
+ * refreshes only for that client, and other sessions only without one, as GoTrue.
  */
-export async function refreshGrant(ctx: AuthContext, presented: string | undefined) {
+export async function refreshGrant(
+  ctx: AuthContext,
+  presented: string | undefined,
+  clientId: string | null = null,
+) {
   if (!presented) throw new OAuthError('invalid_request', 'refresh_token required');
   const outcome = await ctx.db.transaction(async (tx) => {
     const { rows } = await tx.query<TokenRow>(
       `select rt.id, rt.token, rt.user_id, rt.revoked, rt.parent, rt.session_id,
               rt.updated_at + make_interval(secs => $2) >= now() as reusable,
               u.banned_until > now() as banned,
-              s.not_after is not null and s.not_after < now() as session_expired
+              s.not_after is not null and s.not_after < now() as session_expired,
+              s.oauth_client_id as client_id
        from auth.refresh_tokens rt
        left join auth.sessions s on s.id = rt.session_id
        left join auth.users u on u.id::text = rt.user_id
@@ -80,6 +96,18 @@ export async function refreshGrant(ctx: AuthContext, presented: string | undefin
       throw badRequest('refresh_token_not_found', 'Invalid Refresh Token: Refresh Token Not Found');
     if (!row.session_id)
       throw badRequest('session_not_found', 'Invalid Refresh Token: Session Not Found');
+    if (row.client_id && !clientId) {
+      throw new OAuthError('invalid_client', 'Client authentication required for OAuth session');
+    }
+    if (row.client_id && row.client_id !== clientId) {
+      throw new OAuthError('invalid_client', "Client does not match the session's OAuth client");
+    }
+    if (!row.client_id && clientId) {
+      throw new OAuthError(
+        'invalid_client',
+        'Client authentication not allowed for non-OAuth session',
+      );
+    }
     if (row.banned) throw badRequest('user_banned', 'Invalid Refresh Token: User Banned');
     if (row.session_expired)
       throw badRequest('session_expired', 'Invalid Refresh Token: Session Expired');

@@ -23,6 +23,8 @@ export interface TokenSession {
   amr: { method: string; timestamp: number }[];
   /** The OAuth client the session was issued to (the OAuth 2.1 server), else null. */
   clientId: string | null;
+  /** The scopes the OAuth client was granted (space-separated), else null. */
+  scopes: string | null;
 }
 
 /** The claims of an access token before the hook sees them (GoTrue's order of fields). */
@@ -43,8 +45,10 @@ export async function loadTokenSession(q: Queryable, sessionId: string): Promise
     method: string | null;
     ts: number | null;
     client_id: string | null;
+    scopes: string | null;
   }>(
-    `select s.aal::text as aal, s.oauth_client_id as client_id, c.authentication_method as method,
+    `select s.aal::text as aal, s.oauth_client_id as client_id, s.scopes,
+            c.authentication_method as method,
             extract(epoch from c.updated_at)::int as ts
      from auth.sessions s left join auth.mfa_amr_claims c on c.session_id = s.id
      where s.id = $1 order by c.updated_at desc`,
@@ -55,6 +59,7 @@ export async function loadTokenSession(q: Queryable, sessionId: string): Promise
     aal: rows[0]?.aal ?? 'aal1',
     amr: rows.flatMap((r) => (r.method ? [{ method: r.method, timestamp: r.ts ?? 0 }] : [])),
     clientId: rows[0]?.client_id ?? null,
+    scopes: rows[0]?.scopes ?? null,
   };
 }
 
@@ -80,8 +85,10 @@ export function accessTokenClaims(
     amr: session.amr,
     session_id: session.id,
     is_anonymous: user.is_anonymous,
-    // Tokens of the OAuth 2.1 server name their client (`auth.jwt() ->> 'client_id'` in RLS).
+    // Tokens of the OAuth 2.1 server name their client (`auth.jwt() ->> 'client_id'` in RLS)
+    // and the scopes it was granted.
     ...(session.clientId ? { client_id: session.clientId } : {}),
+    ...(session.scopes ? { scope: session.scopes } : {}),
   };
 }
 

@@ -6,13 +6,12 @@ import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server';
 import { databaseKind, startTestServer } from '../support/server';
-import { adminClient, api, claimsOf, client, uniqueEmail } from './support';
+import { CALLBACK, discover, HTTP, oauthFlow } from './oauth-flow-support';
+import { api, claimsOf, client, uniqueEmail } from './support';
 
 // The other side is a certified OAuth client library (oauth4webapi); the user's side is the
 // consent API through supabase-js (`auth.oauth`), as an app's consent page calls it.
 const SITE = 'http://drive.localhost:5173';
-const CALLBACK = 'http://localhost:4000/callback';
-const HTTP = { [oauth.allowInsecureRequests]: true } as const;
 
 const MIGRATION = /* sql */ `
 create table public.client_notes (
@@ -29,6 +28,7 @@ let server: RunningServer;
 let as: oauth.AuthorizationServer;
 let user: SupabaseClient;
 let userId: string;
+let flow: ReturnType<typeof oauthFlow>;
 
 beforeAll(async () => {
   const migrationsDir = await mkdtemp(join(tmpdir(), 'oauth-server-'));
@@ -41,11 +41,7 @@ beforeAll(async () => {
       oauthServer: { enabled: true, allowDynamicRegistration: true },
     },
   });
-  const issuer = new URL(`${server.url}/auth/v1`);
-  as = await oauth.processDiscoveryResponse(
-    issuer,
-    await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...HTTP }),
-  );
+  as = await discover(server);
   user = client(server);
   const { data, error } = await user.auth.signUp({
     email: uniqueEmail('oauth'),
@@ -53,97 +49,9 @@ beforeAll(async () => {
   });
   expect(error).toBeNull();
   userId = data.user?.id ?? '';
+  flow = oauthFlow(server, as, user);
 });
 afterAll(() => server?.stop());
-
-/** A client registered through RFC 7591 (public) or the admin API (confidential). */
-async function register(method: 'none' | 'client_secret_basic' | 'client_secret_post') {
-  if (method === 'none') {
-    const res = await fetch(as.registration_endpoint ?? '', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        client_name: 'Public tool',
-        redirect_uris: [CALLBACK],
-        token_endpoint_auth_method: 'none',
-      }),
-    });
-    const body = (await res.json()) as { client_id: string };
-    return { client: { client_id: body.client_id }, auth: oauth.None() };
-  }
-  const { data, error } = await adminClient(server).auth.admin.oauth.createClient({
-    client_name: 'Notes app',
-    redirect_uris: [CALLBACK],
-    token_endpoint_auth_method: method,
-  } as never);
-  expect(error).toBeNull();
-  const secret = data?.client_secret ?? '';
-  return {
-    client: { client_id: data?.client_id ?? '' },
-    auth:
-      method === 'client_secret_basic'
-        ? oauth.ClientSecretBasic(secret)
-        : oauth.ClientSecretPost(secret),
-  };
-}
-
-/** Opens `/oauth/authorize` for a client; returns the consent page's authorization_id. */
-async function startAuthorization(clientId: string, extra: Record<string, string> = {}) {
-  const verifier = oauth.generateRandomCodeVerifier();
-  const state = oauth.generateRandomState();
-  const url = new URL(as.authorization_endpoint ?? '');
-  url.search = new URLSearchParams({
-    client_id: clientId,
-    redirect_uri: CALLBACK,
-    response_type: 'code',
-    scope: 'email profile',
-    state,
-    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    ...extra,
-  }).toString();
-  const res = await fetch(url, { redirect: 'manual' });
-  const location = new URL(res.headers.get('location') ?? '', server.url);
-  return {
-    res,
-    location,
-    verifier,
-    state,
-    id: location.searchParams.get('authorization_id') ?? '',
-  };
-}
-
-/** authorize → consent (approve) → the client's callback URL. */
-async function approved(clientId: string) {
-  const started = await startAuthorization(clientId);
-  const details = await user.auth.oauth.getAuthorizationDetails(started.id);
-  expect(details.error).toBeNull();
-  const data = details.data as { redirect_url?: string };
-  const redirect = data.redirect_url
-    ? data.redirect_url
-    : (await user.auth.oauth.approveAuthorization(started.id, { skipBrowserRedirect: true })).data
-        ?.redirect_url;
-  return { ...started, callback: new URL(redirect ?? '') };
-}
-
-async function exchange(
-  c: Awaited<ReturnType<typeof register>>,
-  callback: URL,
-  state: string,
-  verifier: string,
-) {
-  const params = oauth.validateAuthResponse(as, c.client, callback, state);
-  const res = await oauth.authorizationCodeGrantRequest(
-    as,
-    c.client,
-    c.auth,
-    params,
-    CALLBACK,
-    verifier,
-    HTTP,
-  );
-  return oauth.processAuthorizationCodeResponse(as, c.client, res);
-}
 
 describe(`OAuth 2.1 server with oauth4webapi (${databaseKind()})`, () => {
   it('serves discovery under /auth/v1 (OpenID and RFC 8414) with S256 only', async () => {
@@ -161,8 +69,8 @@ describe(`OAuth 2.1 server with oauth4webapi (${databaseKind()})`, () => {
   });
 
   it('public client: authorize → consent → token → refresh → REST under RLS on client_id', async () => {
-    const c = await register('none');
-    const started = await startAuthorization(c.client.client_id);
+    const c = await flow.register('none');
+    const started = await flow.startAuthorization(c.client.client_id);
     expect(started.res.status).toBe(302);
     expect(`${started.location.origin}${started.location.pathname}`).toBe(`${SITE}/oauth/consent`);
     const details = await user.auth.oauth.getAuthorizationDetails(started.id);
@@ -178,7 +86,7 @@ describe(`OAuth 2.1 server with oauth4webapi (${databaseKind()})`, () => {
       skipBrowserRedirect: true,
     });
     expect(consent.error).toBeNull();
-    const tokens = await exchange(
+    const tokens = await flow.exchange(
       c,
       new URL(consent.data?.redirect_url ?? ''),
       started.state,
@@ -215,29 +123,31 @@ describe(`OAuth 2.1 server with oauth4webapi (${databaseKind()})`, () => {
   });
 
   it('a code is used once; a second exchange is invalid_grant', async () => {
-    const c = await register('none');
-    const { callback, state, verifier } = await approved(c.client.client_id);
-    await exchange(c, callback, state, verifier);
-    await expect(exchange(c, callback, state, verifier)).rejects.toMatchObject({
+    const c = await flow.register('none');
+    const { callback, state, verifier } = await flow.approved(c.client.client_id);
+    await flow.exchange(c, callback, state, verifier);
+    await expect(flow.exchange(c, callback, state, verifier)).rejects.toMatchObject({
       error: 'invalid_grant',
       error_description: 'Invalid authorization code',
     });
   });
 
   it('PKCE: a wrong verifier spends the code; a missing or plain challenge goes back as invalid_request', async () => {
-    const c = await register('none');
-    const first = await approved(c.client.client_id);
+    const c = await flow.register('none');
+    const first = await flow.approved(c.client.client_id);
     await expect(
-      exchange(c, first.callback, first.state, oauth.generateRandomCodeVerifier()),
+      flow.exchange(c, first.callback, first.state, oauth.generateRandomCodeVerifier()),
     ).rejects.toMatchObject({ error: 'invalid_grant' });
-    await expect(exchange(c, first.callback, first.state, first.verifier)).rejects.toMatchObject({
+    await expect(
+      flow.exchange(c, first.callback, first.state, first.verifier),
+    ).rejects.toMatchObject({
       error: 'invalid_grant',
     });
     for (const extra of <Record<string, string>[]>[
       { code_challenge: '', code_challenge_method: '' },
       { code_challenge_method: 'plain' },
     ]) {
-      const { res, location } = await startAuthorization(c.client.client_id, extra);
+      const { res, location } = await flow.startAuthorization(c.client.client_id, extra);
       expect(res.status).toBe(302);
       expect(`${location.origin}${location.pathname}`).toBe(CALLBACK);
       expect(location.searchParams.get('error')).toBe('invalid_request');
@@ -245,18 +155,30 @@ describe(`OAuth 2.1 server with oauth4webapi (${databaseKind()})`, () => {
     }
   });
 
+  it('openid with the HS256 legacy secret signing goes back as invalid_scope (ID tokens need a key pair)', async () => {
+    const c = await flow.register('none');
+    const { location } = await flow.startAuthorization(c.client.client_id, {
+      scope: 'openid email',
+    });
+    expect(`${location.origin}${location.pathname}`).toBe(CALLBACK);
+    expect(location.searchParams.get('error')).toBe('invalid_scope');
+    expect(location.searchParams.get('error_description')).toMatch(/HS256/);
+  });
+
   it('a redirect_uri that is not registered (exactly) is refused without a redirect', async () => {
-    const c = await register('none');
-    const { res } = await startAuthorization(c.client.client_id, { redirect_uri: `${CALLBACK}/x` });
+    const c = await flow.register('none');
+    const { res } = await flow.startAuthorization(c.client.client_id, {
+      redirect_uri: `${CALLBACK}/x`,
+    });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ msg: 'invalid redirect_uri' });
-    const unknown = await startAuthorization(crypto.randomUUID());
+    const unknown = await flow.startAuthorization(crypto.randomUUID());
     expect(unknown.res.status).toBe(400);
   });
 
   it('deny: the client gets access_denied', async () => {
-    const c = await register('none');
-    const started = await startAuthorization(c.client.client_id);
+    const c = await flow.register('none');
+    const started = await flow.startAuthorization(c.client.client_id);
     await user.auth.oauth.getAuthorizationDetails(started.id);
     const { data, error } = await user.auth.oauth.denyAuthorization(started.id, {
       skipBrowserRedirect: true,
@@ -272,37 +194,39 @@ describe(`OAuth 2.1 server with oauth4webapi (${databaseKind()})`, () => {
   });
 
   it('consent once: the same scopes later are approved at once', async () => {
-    const c = await register('client_secret_basic');
-    const first = await approved(c.client.client_id);
-    await exchange(c, first.callback, first.state, first.verifier);
-    const second = await startAuthorization(c.client.client_id);
+    const c = await flow.register('client_secret_basic');
+    const first = await flow.approved(c.client.client_id);
+    await flow.exchange(c, first.callback, first.state, first.verifier);
+    const second = await flow.startAuthorization(c.client.client_id);
     const details = await user.auth.oauth.getAuthorizationDetails(second.id);
     const url = new URL((details.data as { redirect_url: string }).redirect_url);
-    const tokens = await exchange(c, url, second.state, second.verifier);
+    const tokens = await flow.exchange(c, url, second.state, second.verifier);
     expect(claimsOf(tokens.access_token).client_id).toBe(c.client.client_id);
   });
 
   it('confidential clients authenticate as registered (basic or post); a wrong secret is invalid_client', async () => {
-    const post = await register('client_secret_post');
-    const ok = await approved(post.client.client_id);
-    await exchange(post, ok.callback, ok.state, ok.verifier);
+    const post = await flow.register('client_secret_post');
+    const ok = await flow.approved(post.client.client_id);
+    await flow.exchange(post, ok.callback, ok.state, ok.verifier);
     const wrong = { ...post, auth: oauth.ClientSecretPost('not-the-secret') };
-    const bad = await approved(post.client.client_id);
-    await expect(exchange(wrong, bad.callback, bad.state, bad.verifier)).rejects.toMatchObject({
-      error: 'invalid_client',
-    });
+    const bad = await flow.approved(post.client.client_id);
+    await expect(flow.exchange(wrong, bad.callback, bad.state, bad.verifier)).rejects.toMatchObject(
+      {
+        error: 'invalid_client',
+      },
+    );
     const asBasic = { ...post, auth: oauth.ClientSecretBasic('x') };
-    const mismatch = await approved(post.client.client_id);
+    const mismatch = await flow.approved(post.client.client_id);
     await expect(
-      exchange(asBasic, mismatch.callback, mismatch.state, mismatch.verifier),
+      flow.exchange(asBasic, mismatch.callback, mismatch.state, mismatch.verifier),
     ).rejects.toMatchObject({
       error: 'invalid_client',
     });
   });
 
   it('another user cannot read or answer an authorization; unknown ids are 404', async () => {
-    const c = await register('none');
-    const started = await startAuthorization(c.client.client_id);
+    const c = await flow.register('none');
+    const started = await flow.startAuthorization(c.client.client_id);
     await user.auth.oauth.getAuthorizationDetails(started.id);
     const other = client(server);
     await other.auth.signUp({ email: uniqueEmail('other'), password: 'other-password' });
@@ -315,9 +239,9 @@ describe(`OAuth 2.1 server with oauth4webapi (${databaseKind()})`, () => {
   });
 
   it("the user's grants: listed, and revoking one ends that client's sessions", async () => {
-    const c = await register('none');
-    const { callback, state, verifier } = await approved(c.client.client_id);
-    const tokens = await exchange(c, callback, state, verifier);
+    const c = await flow.register('none');
+    const { callback, state, verifier } = await flow.approved(c.client.client_id);
+    const tokens = await flow.exchange(c, callback, state, verifier);
     const { data, error } = await user.auth.oauth.listGrants();
     expect(error).toBeNull();
     expect(data?.find((g) => g.client.id === c.client.client_id)).toMatchObject({

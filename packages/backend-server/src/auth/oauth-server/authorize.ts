@@ -6,7 +6,9 @@ import { readBody } from '../body';
 import type { AuthContext } from '../context';
 import { AuthError, badRequest, notFound } from '../errors';
 import { requireUser } from '../guard';
+import { isAllowedRedirect } from '../links';
 import { findClient } from './clients';
+import { HS256_ID_TOKEN } from './oidc';
 
 /** The scopes a client may ask for (GoTrue's supported scopes); `email` when none is given. */
 export const SCOPES = ['openid', 'email', 'profile', 'phone', 'offline_access'];
@@ -50,7 +52,20 @@ function requestError(q: Record<string, string | undefined>, scope: string): str
   if (q.resource && (!URL.canParse(q.resource) || /[#?]/.test(q.resource))) {
     return 'resource must be an absolute URI without query or fragment';
   }
+  if ((q.nonce ?? '').length > 255) return 'nonce must be at most 255 characters';
   return null;
+}
+
+/**
+ * The consent API is called by the app's consent page, which `/oauth/authorize` sent the
+ * browser to: a browser request from another origin is refused, as GoTrue does (requests
+ * without `Origin`, from servers and native apps, pass).
+ */
+function checkOrigin(c: Context<AppEnv>, ctx: AuthContext): void {
+  const origin = c.req.header('origin');
+  if (origin && !isAllowedRedirect(ctx, origin)) {
+    throw badRequest('validation_failed', 'unauthorized request origin');
+  }
 }
 
 /** GET /oauth/authorize: checks the request, stores it and sends the browser to the consent page. */
@@ -66,11 +81,12 @@ async function authorize(c: Context<AppEnv>, ctx: AuthContext) {
   // From here on errors go back to the client app, as RFC 6749 §4.1.2.1 wants.
   const scope = q.scope || DEFAULT_SCOPE;
   const problem = requestError(q, scope);
-  if (problem) {
+  const hs256 = scopeList(scope).includes('openid') && ctx.keys.current().alg === 'HS256';
+  if (problem || hs256) {
     return c.redirect(
       withParams(q.redirect_uri, {
-        error: 'invalid_request',
-        error_description: problem,
+        error: problem ? 'invalid_request' : 'invalid_scope',
+        error_description: problem ?? HS256_ID_TOKEN().message,
         state: q.state ?? null,
       }),
       302,
@@ -79,8 +95,8 @@ async function authorize(c: Context<AppEnv>, ctx: AuthContext) {
   const authorizationId = randomBytes(24).toString('base64url');
   await ctx.db.query(
     `insert into auth.oauth_authorizations (id, authorization_id, client_id, redirect_uri, scope,
-       state, resource, code_challenge, code_challenge_method, expires_at)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, 's256', now() + make_interval(secs => $9))`,
+       state, resource, code_challenge, code_challenge_method, nonce, expires_at)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, 's256', $10, now() + make_interval(secs => $9))`,
     [
       randomUUID(),
       authorizationId,
@@ -91,6 +107,7 @@ async function authorize(c: Context<AppEnv>, ctx: AuthContext) {
       q.resource || null,
       q.code_challenge,
       ctx.config.auth.oauthServer.authorizationTtl,
+      q.nonce || null,
     ],
   );
   const site = (ctx.config.auth.siteUrl ?? ctx.config.url).replace(/\/+$/, '');
@@ -164,6 +181,7 @@ async function withAuthorization<T>(
 export function authorizationRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
   routes.get('/oauth/authorize', (c) => authorize(c, ctx));
   routes.get('/oauth/authorizations/:id', async (c) => {
+    checkOrigin(c, ctx);
     const { user } = await requireUser(c, ctx);
     const result = await withAuthorization(ctx, c.req.param('id'), async (tx, row) => {
       if (row.status !== 'pending') {
@@ -204,6 +222,7 @@ export function authorizationRoutes(routes: Hono<AppEnv>, ctx: AuthContext): voi
     });
   });
   routes.post('/oauth/authorizations/:id/consent', async (c) => {
+    checkOrigin(c, ctx);
     const { user } = await requireUser(c, ctx);
     const { action } = await readBody(c, { action: 'string' });
     if (action !== 'approve' && action !== 'deny') {

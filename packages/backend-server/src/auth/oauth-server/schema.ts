@@ -3,7 +3,7 @@
  * clients (`auth.oauth_clients`; redirect URIs and grant types comma-separated, the secret
  * only as its SHA-256), authorization requests and their codes (`auth.oauth_authorizations`),
  * the scopes a user granted a client (`auth.oauth_consents`), and the client a session was
- * issued to (`auth.sessions.oauth_client_id`). Idempotent, like the rest of the platform SQL.
+ * issued to with the scopes it was granted (`auth.sessions.oauth_client_id`, `scopes`). Idempotent, like the rest of the platform SQL.
  */
 export const OAUTH_SERVER_SQL = /* sql */ `
 do $$ begin
@@ -67,7 +67,12 @@ create table if not exists auth.oauth_consents (
   unique (user_id, client_id)
 );
 
+alter table auth.oauth_authorizations add column if not exists nonce text
+  check (char_length(nonce) <= 255);
+
 alter table auth.sessions add column if not exists oauth_client_id uuid
   references auth.oauth_clients (id) on delete cascade;
+alter table auth.sessions add column if not exists scopes text
+  check (char_length(scopes) <= 4096);
 create index if not exists sessions_oauth_client_id_idx on auth.sessions (oauth_client_id);
 `;

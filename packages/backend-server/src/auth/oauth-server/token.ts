@@ -6,7 +6,9 @@ import { s256 } from '../crypto';
 import { AuthError, OAuthError } from '../errors';
 import { userAgent } from '../routes/util';
 import { refreshGrant, startSession } from '../sessions';
+import { findUserById } from '../users';
 import { type ClientRow, findClient, secretMatches } from './clients';
+import { HS256_ID_TOKEN, idTokenClaims } from './oidc';
 
 type Params = Record<string, string>;
 
@@ -79,6 +81,8 @@ interface CodeRow {
   redirect_uri: string;
   resource: string | null;
   code_challenge: string;
+  scope: string;
+  nonce: string | null;
   expired: boolean;
   banned: boolean | null;
 }
@@ -90,7 +94,7 @@ async function codeGrant(c: Context<AppEnv>, ctx: AuthContext, client: ClientRow
   const outcome = await ctx.db.transaction(async (tx) => {
     const { rows } = await tx.query<CodeRow>(
       `select a.id, a.client_id, a.user_id, a.redirect_uri, a.resource, a.code_challenge,
-              a.expires_at < now() as expired, u.banned_until > now() as banned
+              a.scope, a.nonce, a.expires_at < now() as expired, u.banned_until > now() as banned
        from auth.oauth_authorizations a left join auth.users u on u.id = a.user_id
        where a.authorization_code = $1 and a.status = 'approved' for update of a`,
       [p.code],
@@ -122,10 +126,24 @@ async function codeGrant(c: Context<AppEnv>, ctx: AuthContext, client: ClientRow
       );
     }
     if (row.banned) return new OAuthError('access_denied', 'User is banned');
-    return startSession(tx, ctx, row.user_id, 'oauth_provider/authorization_code', {
+    const openid = row.scope.split(' ').includes('openid');
+    if (openid && ctx.keys.current().alg === 'HS256') return HS256_ID_TOKEN();
+    const session = await startSession(tx, ctx, row.user_id, 'oauth_provider/authorization_code', {
       userAgent: userAgent(c),
       oauthClientId: client.id,
+      scopes: row.scope,
     });
+    if (!openid) return session;
+    // OpenID Connect: an ID token beside the access token, signed with the same key.
+    const user = await findUserById(tx, row.user_id);
+    if (!user) return new OAuthError('invalid_grant', 'User not found');
+    const claims = idTokenClaims(ctx, {
+      user,
+      clientId: client.id,
+      scopes: row.scope,
+      nonce: row.nonce,
+    });
+    return { ...session, id_token: ctx.keys.sign(claims) };
   });
   // The spent code is committed before the error is reported.
   if (outcome instanceof OAuthError) throw outcome;
@@ -134,17 +152,11 @@ async function codeGrant(c: Context<AppEnv>, ctx: AuthContext, client: ClientRow
 
 /** `refresh_token`: our rotation, for a refresh token of a session issued to this client. */
 async function refreshTokenGrant(ctx: AuthContext, client: ClientRow, p: Params) {
-  if (!p.refresh_token) throw new OAuthError('invalid_request', 'refresh_token is required');
-  const { rows } = await ctx.db.query<{ client_id: string | null }>(
-    `select s.oauth_client_id as client_id from auth.refresh_tokens rt
-     join auth.sessions s on s.id = rt.session_id where rt.token = $1`,
-    [p.refresh_token],
-  );
-  if (rows[0]?.client_id !== client.id) {
-    throw new OAuthError('invalid_grant', 'Invalid refresh token');
+  if (!p.refresh_token) {
+    throw new OAuthError('invalid_request', 'refresh_token is required for refresh_token grant');
   }
   try {
-    return await refreshGrant(ctx, p.refresh_token);
+    return await refreshGrant(ctx, p.refresh_token, client.id);
   } catch (error) {
     if (error instanceof AuthError) throw new OAuthError('invalid_grant', error.message);
     throw error;
@@ -168,6 +180,13 @@ export function oauthTokenRoutes(routes: Hono<AppEnv>, ctx: AuthContext): void {
         ? await codeGrant(c, ctx, client, params)
         : await refreshTokenGrant(ctx, client, params);
     c.header('cache-control', 'no-store');
-    return c.json(session);
+    // The OAuth response (RFC 6749 §5.1): no user object for third-party clients, as GoTrue.
+    return c.json({
+      access_token: session.access_token,
+      token_type: session.token_type,
+      expires_in: session.expires_in,
+      refresh_token: session.refresh_token,
+      ...(session.id_token ? { id_token: session.id_token } : {}),
+    });
   });
 }
