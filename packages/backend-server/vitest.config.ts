@@ -15,7 +15,8 @@ const DATABASE_SUITES = [
 ];
 
 // Suites of the PostgreSQL server alone (its pipelined read path): the `postgres` project only.
-const POSTGRES_ONLY = ['test/db/pipeline.test.ts'];
+// cron-real starts a cluster of its own, from an installation with Debian's pg_cron.
+const POSTGRES_ONLY = ['test/db/pipeline.test.ts', 'test/db/cron-real.test.ts'];
 
 export default defineConfig({
   resolve: { alias: workspaceAliases },

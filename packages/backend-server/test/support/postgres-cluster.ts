@@ -4,7 +4,7 @@
  * started on a free port and removed at the end even when tests fail.
  */
 import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,8 +45,15 @@ export interface Cluster {
   stop(): void;
 }
 
-export async function startCluster(): Promise<Cluster> {
-  const bin = findPgBin();
+export interface ClusterOptions {
+  /** The server binaries' directory (default: findPgBin()). */
+  bin?: string;
+  /** Settings written into the cluster's postgresql.conf before it starts. */
+  settings?: Record<string, string>;
+}
+
+export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
+  const bin = options.bin ?? findPgBin();
   const root = mkdtempSync(join(tmpdir(), 'pg-cluster-'));
   const data = join(root, 'data');
   const asRoot = process.getuid?.() === 0;
@@ -67,6 +74,11 @@ export async function startCluster(): Promise<Cluster> {
   const port = await freePort();
   try {
     run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+    const settings = Object.entries(options.settings ?? {});
+    if (settings.length > 0) {
+      const lines = settings.map(([name, value]) => `${name} = '${value.replace(/'/g, "''")}'\n`);
+      appendFileSync(join(data, 'postgresql.conf'), lines.join(''));
+    }
     run('pg_ctl', [
       '-D',
       data,

@@ -11,12 +11,17 @@ import { join } from 'node:path';
 import type { Database } from '../types';
 import { extensionFiles, PROVIDED_EXTENSIONS, PROVIDED_MARK } from './provided';
 
+/** Whether `dir` holds a real installation of `name`: a control file without the server's mark. */
+function isRealInstallation(dir: string, name: string): boolean {
+  const control = join(dir, `${name}.control`);
+  return existsSync(control) && !readFileSync(control, 'utf8').startsWith(PROVIDED_MARK);
+}
+
 /** Writes the provided extensions' files into `dir` (a `share/extension` directory). */
 export function writeExtensionFiles(dir: string): string[] {
   const written: string[] = [];
   for (const ext of PROVIDED_EXTENSIONS) {
-    const control = join(dir, `${ext.name}.control`);
-    if (existsSync(control) && !readFileSync(control, 'utf8').startsWith(PROVIDED_MARK)) continue;
+    if (isRealInstallation(dir, ext.name)) continue;
     for (const file of extensionFiles(ext)) {
       const path = join(dir, file.name);
       if (existsSync(path) && readFileSync(path, 'utf8') === file.text) continue;
@@ -55,10 +60,14 @@ export async function provideOnPostgres(db: Database): Promise<{ name: string; r
       () => null,
     );
   const dir = sharedir ? join(sharedir, 'extension') : null;
+  // A real installation (Debian's pg_cron 1.4, a packaged pgmq) is used as is, whatever its
+  // version: `create extension` installs it.
+  let real = (_name: string) => false;
   let reason = dir
     ? `the server's extension directory (${dir}) is not on this machine`
     : 'the server does not tell this user its share directory (pg_config)';
   if (dir && existsSync(dir)) {
+    real = (name) => isRealInstallation(dir, name);
     try {
       writeExtensionFiles(dir);
       reason = `the server does not see the files written into ${dir}`;
@@ -67,5 +76,5 @@ export async function provideOnPostgres(db: Database): Promise<{ name: string; r
     }
   }
   has = await available();
-  return wanted.filter((w) => !has(w)).map((w) => ({ name: w.name, reason }));
+  return wanted.filter((w) => !has(w) && !real(w.name)).map((w) => ({ name: w.name, reason }));
 }
