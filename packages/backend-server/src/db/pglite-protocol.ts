@@ -1,6 +1,6 @@
 import { type PGlite, protocol, types } from '@electric-sql/pglite';
 import type { QueryResult, Row, Settled, Statement } from './types';
-import { skipped, textParams } from './wire';
+import { F, skipped, textParams, Writer } from './wire';
 
 type Message = { name: string } & Record<string, unknown>;
 type Field = { name: string; dataTypeID: number };
@@ -154,32 +154,39 @@ export async function exchange(
   return (await exchangeOnce(pglite, statements, values, options)).settled;
 }
 
+// One writer for every exchange: messages are written and taken without awaiting between.
+const writer = new Writer();
+const STATEMENT = Buffer.from('S');
+const PORTAL = Buffer.from('P');
+
 async function exchangeOnce(
   pglite: PGlite,
   statements: readonly Statement[],
   values: (string | null)[][],
   options: ExchangeOptions,
 ): Promise<{ settled: Settled<QueryResult>[]; stale: boolean }> {
-  const { serialize } = protocol;
-  const parts: Uint8Array[] = [];
-  const simple = (text: string) =>
-    parts.push(serialize.parse({ text }), serialize.bind({}), serialize.execute({}));
+  const w = writer;
+  const simple = (text: string) => {
+    w.begin(F.parse).cstr('').cstr(text).int16(0).end();
+    w.begin(F.bind).cstr('').cstr('').int16(0).int16(0).int16(0).end();
+    w.begin(F.execute).cstr('').int32(0).end();
+  };
   const names = options.names;
-  for (const name of names?.takeClosing() ?? []) parts.push(serialize.close({ type: 'S', name }));
+  for (const name of names?.takeClosing() ?? []) w.begin(F.close).bytes(STATEMENT).cstr(name).end();
   if (options.before) simple(options.before);
   const named = statements.map((st, i) => {
     const use = names?.lookup(st.text) ?? { name: '', fresh: true };
-    if (use.fresh) parts.push(serialize.parse({ text: st.text, name: use.name }));
-    parts.push(
-      serialize.bind({ statement: use.name, values: values[i] }),
-      serialize.describe({ type: 'P' }),
-      serialize.execute({}),
-    );
+    if (use.fresh) w.begin(F.parse).cstr(use.name).cstr(st.text).int16(0).end();
+    const params = values[i] as (string | null)[];
+    w.begin(F.bind).cstr('').cstr(use.name).int16(0).int16(params.length);
+    for (const v of params) w.value(v);
+    w.int16(0).end();
+    w.begin(F.describe).bytes(PORTAL).cstr('').end();
+    w.begin(F.execute).cstr('').int32(0).end();
     return use;
   });
   if (options.after) simple(options.after);
-  parts.push(serialize.sync());
-  const message = Buffer.concat(parts);
+  const message = w.begin(F.sync).end().take();
   const run = async () => {
     const messages = (await pglite.execProtocolStream(message, {
       throwOnError: false,
@@ -188,7 +195,7 @@ async function exchangeOnce(
     const outcome = collect(pglite, messages);
     // A failure after an explicit BEGIN leaves the block aborted up to Sync: end it.
     if (!options.inTransaction && outcome.status !== 'I')
-      await pglite.execProtocolStream(serialize.query('rollback'));
+      await pglite.execProtocolStream(protocol.serialize.query('rollback'));
     return outcome;
   };
   // Outside a transaction: the transaction lock keeps other transactions' statements out,
