@@ -1,12 +1,23 @@
 import { type PGlite, protocol, types } from '@electric-sql/pglite';
 import type { QueryResult, Row, Settled, Statement } from './types';
-import { skipped, textParams } from './wire';
+import { F, skipped, textParams, Writer } from './wire';
 
 type Message = { name: string } & Record<string, unknown>;
 type Field = { name: string; dataTypeID: number };
 
 // Commands whose tag ends in the rows they changed (as PGlite counts affectedRows).
 const COUNTED = new Set(['INSERT', 'UPDATE', 'DELETE', 'COPY', 'MERGE']);
+// Commands that may change what a kept statement returns (DO and CALL may run DDL).
+const SCHEMA = new Set([
+  'CREATE',
+  'ALTER',
+  'DROP',
+  'DO',
+  'CALL',
+  'IMPORT',
+  'DISCARD',
+  'DEALLOCATE',
+]);
 
 /** The results up to the first error, from one exchange's backend messages. */
 function collect(pglite: PGlite, messages: Message[]) {
@@ -15,6 +26,7 @@ function collect(pglite: PGlite, messages: Message[]) {
   let rows: Row[] = [];
   let error: unknown = null;
   let status = 'I';
+  let schemaChanged = false;
   for (const msg of messages) {
     switch (msg.name) {
       case 'rowDescription':
@@ -35,6 +47,7 @@ function collect(pglite: PGlite, messages: Message[]) {
         const parts = String(msg.text ?? '').split(' ');
         const n = Number(parts[parts.length - 1]);
         const affectedRows = COUNTED.has(parts[0] ?? '') && Number.isFinite(n) ? n : 0;
+        if (SCHEMA.has(parts[0] ?? '')) schemaChanged = true;
         done.push({ rows, fields, affectedRows });
         fields = [];
         rows = [];
@@ -48,13 +61,15 @@ function collect(pglite: PGlite, messages: Message[]) {
         break;
     }
   }
-  return { done, error, status };
+  return { done, error, status, schemaChanged };
 }
 
 /**
  * Named statements of one PGlite by SQL text (the most recent `max`): parsed once, then
  * only bound and executed. Postgres re-plans them itself after DDL or when RLS depends on
- * the role. Names no longer kept are closed at the start of the next exchange.
+ * the role. Names no longer kept are closed at the start of the next exchange. After DDL
+ * all are forgotten, so a statement whose result columns changed is parsed again instead of
+ * failing with `cached plan must not change result type`.
  */
 export class StatementNames {
   private readonly names = new Map<string, string>();
@@ -83,13 +98,29 @@ export class StatementNames {
     this.closing.push(name);
   }
 
+  /** Forgets every statement (after DDL, or a script that may hold some). */
+  forgetAll() {
+    for (const name of this.names.values()) this.closing.push(name);
+    this.names.clear();
+  }
+
+  get size(): number {
+    return this.names.size;
+  }
+
   takeClosing(): string[] {
     return this.closing.splice(0);
   }
 }
 
-// A kept statement that no longer exists, or whose result type changed under it.
-const STALE = new Set(['26000', '0A000']);
+/** A kept statement that no longer exists, or whose result type changed under it. */
+function isStale(error: unknown): boolean {
+  const e = error as { code?: string; message?: string } | null;
+  return (
+    e?.code === '26000' ||
+    (e?.code === '0A000' && e.message === 'cached plan must not change result type')
+  );
+}
 
 export interface ExchangeOptions {
   /** Statements without parameters around the others, e.g. BEGIN READ ONLY / COMMIT. */
@@ -97,16 +128,19 @@ export interface ExchangeOptions {
   after?: string;
   /** Inside a transaction the caller holds (only the query lock is taken then). */
   inTransaction?: boolean;
-  /** Use (and keep) named statements: for statements whose result columns never change. */
+  /** Use (and keep) named statements, by SQL text. */
   names?: StatementNames;
 }
 
 /**
- * Runs statements as one extended-protocol exchange with the WASM backend: parse, bind,
- * describe and execute per statement, then one Sync, in a single call instead of PGlite's
- * six per statement. Outside a transaction they form one implicit transaction (a failure
- * rolls all back). Resolves to each statement's result or error, in order, or to null when
- * a parameter is not plain text, number or boolean (PGlite's typed serializers needed).
+ * Runs statements as one extended-protocol exchange with the WASM backend: parse (once per
+ * kept statement), bind, describe and execute per statement, then one Sync, in a single call
+ * instead of PGlite's six per statement. Outside a transaction they form one implicit
+ * transaction (a failure rolls all back), and a kept statement found stale (its result
+ * columns changed, or it was deallocated) is parsed again and the exchange run once more:
+ * nothing of it was committed. Resolves to each statement's result or error, in order, or
+ * to null when a parameter is not plain text, number or boolean (PGlite's typed serializers
+ * needed).
  */
 export async function exchange(
   pglite: PGlite,
@@ -115,26 +149,44 @@ export async function exchange(
 ): Promise<Settled<QueryResult>[] | null> {
   const values = textParams(statements);
   if (!values) return null;
-  const { serialize } = protocol;
-  const parts: Uint8Array[] = [];
-  const simple = (text: string) =>
-    parts.push(serialize.parse({ text }), serialize.bind({}), serialize.execute({}));
+  const first = await exchangeOnce(pglite, statements, values, options);
+  if (!first.stale || options.inTransaction) return first.settled;
+  return (await exchangeOnce(pglite, statements, values, options)).settled;
+}
+
+// One writer for every exchange: messages are written and taken without awaiting between.
+const writer = new Writer();
+const STATEMENT = Buffer.from('S');
+const PORTAL = Buffer.from('P');
+
+async function exchangeOnce(
+  pglite: PGlite,
+  statements: readonly Statement[],
+  values: (string | null)[][],
+  options: ExchangeOptions,
+): Promise<{ settled: Settled<QueryResult>[]; stale: boolean }> {
+  const w = writer;
+  const simple = (text: string) => {
+    w.begin(F.parse).cstr('').cstr(text).int16(0).end();
+    w.begin(F.bind).cstr('').cstr('').int16(0).int16(0).int16(0).end();
+    w.begin(F.execute).cstr('').int32(0).end();
+  };
   const names = options.names;
-  for (const name of names?.takeClosing() ?? []) parts.push(serialize.close({ type: 'S', name }));
+  for (const name of names?.takeClosing() ?? []) w.begin(F.close).bytes(STATEMENT).cstr(name).end();
   if (options.before) simple(options.before);
   const named = statements.map((st, i) => {
     const use = names?.lookup(st.text) ?? { name: '', fresh: true };
-    if (use.fresh) parts.push(serialize.parse({ text: st.text, name: use.name }));
-    parts.push(
-      serialize.bind({ statement: use.name, values: values[i] }),
-      serialize.describe({ type: 'P' }),
-      serialize.execute({}),
-    );
+    if (use.fresh) w.begin(F.parse).cstr(use.name).cstr(st.text).int16(0).end();
+    const params = values[i] as (string | null)[];
+    w.begin(F.bind).cstr('').cstr(use.name).int16(0).int16(params.length);
+    for (const v of params) w.value(v);
+    w.int16(0).end();
+    w.begin(F.describe).bytes(PORTAL).cstr('').end();
+    w.begin(F.execute).cstr('').int32(0).end();
     return use;
   });
   if (options.after) simple(options.after);
-  parts.push(serialize.sync());
-  const message = Buffer.concat(parts);
+  const message = w.begin(F.sync).end().take();
   const run = async () => {
     const messages = (await pglite.execProtocolStream(message, {
       throwOnError: false,
@@ -143,31 +195,36 @@ export async function exchange(
     const outcome = collect(pglite, messages);
     // A failure after an explicit BEGIN leaves the block aborted up to Sync: end it.
     if (!options.inTransaction && outcome.status !== 'I')
-      await pglite.execProtocolStream(serialize.query('rollback'));
+      await pglite.execProtocolStream(protocol.serialize.query('rollback'));
     return outcome;
   };
   // Outside a transaction: the transaction lock keeps other transactions' statements out,
   // the query lock single statements; then the file system is synced, as PGlite does.
-  const { done, error } = options.inTransaction
+  const { done, error, schemaChanged } = options.inTransaction
     ? await pglite._runExclusiveQuery(run)
     : await pglite._runExclusiveTransaction(() => pglite._runExclusiveQuery(run));
   if (!options.inTransaction) await pglite.syncToFs();
   const offset = options.before ? 1 : 0;
+  let stale = false;
   if (names) {
     named.forEach((use, i) => {
       const text = (statements[i] as Statement).text;
       const ok = i + offset < done.length;
-      const code = (error as { code?: string } | null)?.code ?? '';
+      const failed = !ok && i + offset === done.length;
       if (ok && use.fresh) names.keep(text, use.name);
-      else if (!ok && (use.fresh || (i + offset === done.length && STALE.has(code))))
+      else if (failed && !use.fresh && isStale(error)) {
+        stale = true;
         names.drop(text, use.name);
+      } else if (!ok && use.fresh) names.drop(text, use.name);
     });
+    if (schemaChanged) names.forgetAll();
   }
   // The statement before or after the others failed: nothing to report per statement.
   if (error && (done.length < offset || done.length > offset + statements.length)) throw error;
-  return statements.map((_, i): Settled<QueryResult> => {
+  const settled = statements.map((_, i): Settled<QueryResult> => {
     const r = done[i + offset];
     if (r) return { ok: true, value: r };
     return { ok: false, error: error && i + offset === done.length ? error : skipped() };
   });
+  return { settled, stale };
 }

@@ -22,13 +22,19 @@ const parsers = Object.fromEntries(TEXT_TYPES.map((oid) => [oid, asText]));
 type PgliteQueryable = Pick<PGlite | PgliteTransaction, 'query'>;
 
 /**
- * Statements go to the backend as one protocol exchange when their parameters are plain;
- * others through PGlite's query, which serialises parameters by their described types.
+ * Statements go to the backend as one protocol exchange, as named statements kept by SQL
+ * text, when their parameters are plain; others through PGlite's query, which serialises
+ * parameters by their described types.
  */
-function wrap(pglite: PGlite, target: PgliteQueryable, inTransaction: boolean): Queryable {
+function wrap(
+  pglite: PGlite,
+  target: PgliteQueryable,
+  inTransaction: boolean,
+  names: StatementNames,
+): Queryable {
   return {
     async query<R = Row>(text: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
-      const fast = await exchange(pglite, [{ text, params }], { inTransaction });
+      const fast = await exchange(pglite, [{ text, params }], { inTransaction, names });
       if (fast) {
         const [r] = fast;
         if (!r?.ok) throw r?.error;
@@ -88,24 +94,33 @@ export async function openPglite(
   await pglite.query(`select set_config('session_authorization', session_user, false)`);
   // Contrib and the server's own extensions, so `create extension` finds them.
   await installPgliteExtensions(pglite, await extensionFiles);
-  const base = wrap(pglite, pglite, false);
-  // Read batches are REST's statements and the request context: wrapped to fixed columns.
+  // The one connection's named statements, shared by single statements and read batches.
   const names = new StatementNames();
+  const base = wrap(pglite, pglite, false, names);
   return {
     kind: 'pglite',
     url: null,
     pglite,
     query: base.query,
     async exec(script) {
-      await pglite.exec(script);
+      // A script may change tables (or deallocate statements): parse everything again.
+      try {
+        await pglite.exec(script);
+      } finally {
+        names.forgetAll();
+      }
     },
     transaction<T>(fn: (tx: Transaction) => Promise<T>, opts: TransactionOptions = {}) {
       return pglite.transaction(async (tx) => {
         if (opts.readOnly) await tx.query('set transaction read only');
         return fn({
-          ...wrap(pglite, tx, true),
+          ...wrap(pglite, tx, true, names),
           async exec(script) {
-            await tx.exec(script);
+            try {
+              await tx.exec(script);
+            } finally {
+              names.forgetAll();
+            }
           },
           // PGlite's COPY goes through a blob device instead of the protocol's copy messages.
           async copyOut(source) {
@@ -130,7 +145,7 @@ export async function openPglite(
       // Parameters that need PGlite's typed serializers: one statement at a time.
       return pglite.transaction(async (tx) => {
         await tx.query('set transaction read only');
-        const q = wrap(pglite, tx, true);
+        const q = wrap(pglite, tx, true, names);
         const out: Settled<QueryResult>[] = [];
         for (const st of statements) {
           out.push(
