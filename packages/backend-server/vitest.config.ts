@@ -15,7 +15,7 @@ const DATABASE_SUITES = [
 ];
 
 // Suites of the PostgreSQL server alone (its pipelined read path): the `postgres` project only.
-const POSTGRES_ONLY = ['test/db/pipeline.test.ts'];
+const POSTGRES_ONLY = ['test/db/pipeline.test.ts', 'test/replicas/**/*.test.ts'];
 
 export default defineConfig({
   resolve: { alias: workspaceAliases },
