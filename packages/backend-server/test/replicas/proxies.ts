@@ -121,11 +121,11 @@ export interface Balancer extends ProxyProcess {
 
 /**
  * HAProxy in front of `replicas` (server names r0, r1, …): health checks on the auth
- * service's health endpoint, X-Forwarded-For added, connection failures retried on another
+ * service's health endpoint (with the project's publishable key, as every API route wants one), X-Forwarded-For added, connection failures retried on another
  * replica. A request with `x-replica: rN` goes to rN while it is up (the tests aim a request
  * at the replica they are about to kill). The layout of `deploy/haproxy.cfg`.
  */
-export async function startHaproxy(replicas: number[]): Promise<Balancer> {
+export async function startHaproxy(replicas: number[], apiKey: string): Promise<Balancer> {
   const dir = await mkdtemp(join(tmpdir(), 'haproxy-'));
   const port = await freePort();
   const socket = join(dir, 'admin.sock');
@@ -149,9 +149,12 @@ export async function startHaproxy(replicas: number[]): Promise<Balancer> {
       '  default_backend replicas',
       'backend replicas',
       '  balance roundrobin',
-      '  option httpchk GET /auth/v1/health',
+      '  option httpchk',
+      `  http-check send meth GET uri /auth/v1/health ver HTTP/1.1 hdr host localhost hdr apikey ${apiKey}`,
       '  http-check expect status 200',
-      '  default-server inter 300ms fall 1 rise 1',
+      '  timeout check 2s',
+      // Down after 3 failed checks (a replica starting next door can slow one down).
+      '  default-server inter 300ms fall 3 rise 1',
       ...replicas.map((_, i) => `  use-server r${i} if { req.hdr(x-replica) -m str r${i} }`),
       ...replicas.map((p, i) => `  server r${i} 127.0.0.1:${p} check`),
       '',
