@@ -9,7 +9,6 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTestDatabase } from '../support/server';
 import {
   type Balancer,
   freePort,
@@ -97,13 +96,15 @@ export interface Cluster {
 }
 
 /**
- * PgBouncer (transaction mode) in front of a fresh database, `count` replicas through it
- * sharing a storage directory, trusting HAProxy (127.0.0.1), with the project `files`
- * (config.toml, migrations/…) and HAProxy in front.
+ * PgBouncer (transaction mode) in front of the database `db` (a fresh one: `drop` removes
+ * it at the end), `count` replicas through it sharing a storage directory, trusting
+ * HAProxy (127.0.0.1), with the project `files` (config.toml, migrations/…), and HAProxy.
  */
-export async function startCluster(count: number, files: Record<string, string>): Promise<Cluster> {
-  const db = await createTestDatabase();
-  if (!db) throw new Error('no PostgreSQL');
+export async function startReplicas(
+  db: { url: string; drop: () => Promise<void> },
+  count: number,
+  files: Record<string, string>,
+): Promise<Cluster> {
   const cleanups: (() => Promise<void>)[] = [db.drop];
   const stop = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
