@@ -138,7 +138,7 @@ export async function startHaproxy(replicas: number[], apiKey: string): Promise<
       'defaults',
       '  mode http',
       '  option forwardfor',
-      '  option redispatch',
+      '  option redispatch 1',
       '  retries 3',
       '  timeout connect 2s',
       '  timeout client 60s',
