@@ -9,6 +9,7 @@ process.env.TURBO_TELEMETRY_DISABLED = '1';
 const steps = [
   ['browser for end-to-end tests', 'node', ['scripts/ensure-chromium.mjs']],
   ['PostgreSQL server binaries', 'node', ['scripts/ensure-postgres.mjs']],
+  ['PgBouncer and HAProxy (replica suites)', 'node', ['scripts/ensure-proxies.mjs']],
   ['lint + format (biome)', 'pnpm', ['lint']],
   ['typecheck', 'pnpm', ['typecheck']],
   ['build', 'pnpm', ['build']],

@@ -15,8 +15,13 @@ const DATABASE_SUITES = [
 ];
 
 // Suites of the PostgreSQL server alone (its pipelined read path): the `postgres` project only.
-// cron-real starts a cluster of its own, from an installation with Debian's pg_cron.
-const POSTGRES_ONLY = ['test/db/pipeline.test.ts', 'test/db/cron-real.test.ts'];
+// cron-real starts a cluster of its own, from an installation with Debian's pg_cron; the
+// replica suites run PgBouncer and HAProxy in front of PostgreSQL.
+const POSTGRES_ONLY = [
+  'test/db/pipeline.test.ts',
+  'test/db/cron-real.test.ts',
+  'test/replicas/**/*.test.ts',
+];
 
 export default defineConfig({
   resolve: { alias: workspaceAliases },

@@ -35,6 +35,9 @@ Options of start:
   --host H              interface to listen on (default 127.0.0.1)
   --data-dir DIR        keep the database and stored files in DIR (default: in memory)
   --database-url URL    use this PostgreSQL server (postgres://…) instead of embedded PGlite
+  --direct-url URL      --database-url is a transaction-mode pooler's (PgBouncer); URL reaches
+                        the database itself, for LISTEN and the tus upload locks
+  --storage-dir DIR     keep stored files in DIR (shared by replicas; default under --data-dir)
   --migrations DIR      apply DIR/*.sql in name order, once each
   --seed FILE           SQL applied once, on a fresh database (repeat for several, in order)
   --functions DIR       serve DIR/<name>/index.ts at /functions/v1/<name>
@@ -69,6 +72,8 @@ const OPTIONS = {
   host: { type: 'string' },
   'data-dir': { type: 'string' },
   'database-url': { type: 'string' },
+  'direct-url': { type: 'string' },
+  'storage-dir': { type: 'string' },
   migrations: { type: 'string' },
   seed: { type: 'string', multiple: true },
   functions: { type: 'string' },
@@ -243,6 +248,10 @@ async function main(argv: string[]): Promise<number> {
     },
     ...(values['env-file'] ? { functions: { envFile: values['env-file'] } } : {}),
     ...(values.import ? { importFile: values.import } : {}),
+    ...(values['direct-url']
+      ? { databasePooler: { mode: 'transaction' as const, directUrl: values['direct-url'] } }
+      : {}),
+    ...(values['storage-dir'] ? { storage: { directory: values['storage-dir'] } } : {}),
     ...(values['trusted-proxy']?.length ? { trustedProxies: values['trusted-proxy'] } : {}),
     log: values.log ?? false,
   });

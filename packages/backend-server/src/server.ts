@@ -93,6 +93,7 @@ export async function startServer(
       openDatabase({
         dataDir: config.dataDir ?? undefined,
         databaseUrl: config.databaseUrl ?? undefined,
+        pooler: config.databasePooler ?? undefined,
         platformSql,
         settings: { [VAULT_KEY_SETTING]: vaultKey },
       }),

@@ -323,6 +323,21 @@ export interface StartServerOptions {
   /** postgres:// URL of a PostgreSQL server to use instead of embedded PGlite. */
   databaseUrl?: string;
   /**
+   * `databaseUrl` goes through a connection pooler in transaction mode (PgBouncer
+   * `pool_mode = transaction`, or a hosted pooler's transaction-mode port), which lends a
+   * server connection for one transaction at a time. The server then sends no named
+   * prepared statements and keeps no session state on pooled connections; what holds a
+   * session (LISTEN for realtime, cron, pg_net and the schema cache, the tus upload locks)
+   * connects to `directUrl`, the database itself.
+   *
+   * @example
+   * startServer({
+   *   databaseUrl: 'postgres://app@pgbouncer:6432/app',
+   *   databasePooler: { mode: 'transaction', directUrl: 'postgres://app@db:5432/app' },
+   * });
+   */
+  databasePooler?: { mode: 'transaction'; directUrl: string };
+  /**
    * Vault's root key, 64 hex digits. Default: kept in `<dataDir>/vault.key` (made at the
    * first start), or random for a server without a data directory. Never stored in the
    * database: a dump or export holds ciphertext only.

@@ -94,6 +94,7 @@ export async function resolveConfig(given: StartServerOptions = {}): Promise<Ser
     storageDir,
     storageDirIsTemp: !dataDir && !options.storage?.directory,
     databaseUrl: options.databaseUrl ?? null,
+    databasePooler: resolvePooler(options),
     migrationsDir: abs(options.migrationsDir),
     seedFiles: seedList(options.seedFile),
     functionsDir: abs(options.functionsDir),
@@ -222,4 +223,15 @@ function resolveBuckets(buckets: Record<string, BucketOptions>): Record<string, 
     out[name] = { ...b, ...(objectsPath ? { objectsPath } : {}) };
   }
   return out;
+}
+
+function resolvePooler(options: StartServerOptions): ServerConfig['databasePooler'] {
+  const pooler = options.databasePooler;
+  if (!pooler) return null;
+  if (!options.databaseUrl) throw new Error("databasePooler needs databaseUrl (the pooler's URL)");
+  if (pooler.mode !== 'transaction') throw new Error("databasePooler.mode must be 'transaction'");
+  if (!/^postgres(ql)?:\/\//.test(pooler.directUrl ?? '')) {
+    throw new Error('databasePooler.directUrl must be a postgres:// URL');
+  }
+  return { mode: 'transaction', directUrl: pooler.directUrl };
 }

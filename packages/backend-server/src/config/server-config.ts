@@ -32,6 +32,8 @@ export interface ServerConfig {
   storageDir: string;
   storageDirIsTemp: boolean;
   databaseUrl: string | null;
+  /** `databaseUrl` is a transaction-mode pooler's; `directUrl` the database itself. */
+  databasePooler: { mode: 'transaction'; directUrl: string } | null;
   migrationsDir: string | null;
   /** Seed files in the order they run (empty: no seed). */
   seedFiles: string[];

@@ -6,6 +6,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { lockSchema } from './migrations';
 import { openPgliteThread } from './pglite-remote';
+import type { PoolerOptions } from './postgres';
 import { findSnapshot, saveSnapshot } from './snapshot';
 import type { Database } from './types';
 
@@ -26,6 +27,8 @@ export interface OpenDatabaseOptions {
    * (Vault's key, `db/extensions/vault.ts`).
    */
   settings?: Readonly<Record<string, string>> | undefined;
+  /** `databaseUrl` goes through a transaction-mode pooler (`PostgresOptions.pooler`). */
+  pooler?: PoolerOptions | undefined;
 }
 
 /** PGlite's package.json (its exports map does not expose it). */
@@ -100,7 +103,11 @@ async function openEngine(options: OpenDatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
     // Loaded only for a PostgreSQL server, so embedded starts skip the driver.
     const { openPostgres } = await import('./postgres');
-    const db = await openPostgres({ url: options.databaseUrl, settings: options.settings });
+    const db = await openPostgres({
+      url: options.databaseUrl,
+      settings: options.settings,
+      pooler: options.pooler,
+    });
     const { provideOnPostgres } = await import('./extensions/postgres-files');
     for (const missing of await provideOnPostgres(db)) {
       console.warn(

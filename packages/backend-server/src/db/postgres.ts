@@ -7,6 +7,7 @@ import type {
   QueryResult,
   Row,
   Settled,
+  Statement,
   Transaction,
   TransactionOptions,
 } from './types';
@@ -18,9 +19,13 @@ type Sql = postgres.Sql<Record<string, never>>;
 
 type Conn = Sql | postgres.TransactionSql<Record<string, never>>;
 
-/** Sends one statement (named, so Postgres parses and plans it once per connection). */
-const send = (sql: Conn, text: string, params: readonly unknown[]) =>
-  sql.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true }).execute();
+/**
+ * Sends one statement: named (parsed and planned once per connection) on a direct pool,
+ * unnamed behind a transaction-mode pooler, whose server connections change between
+ * transactions and do not hold our named statements.
+ */
+const send = (sql: Conn, text: string, params: readonly unknown[], prepare = true) =>
+  sql.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare }).execute();
 
 function toResult<R>(result: postgres.RowList<postgres.Row[]>): QueryResult<R> {
   return {
@@ -30,12 +35,20 @@ function toResult<R>(result: postgres.RowList<postgres.Row[]>): QueryResult<R> {
   };
 }
 
-function wrap(sql: Conn): Queryable {
+function wrap(sql: Conn, prepare: boolean): Queryable {
   return {
     async query<R = Row>(text: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
-      return toResult<R>(await send(sql, text, params));
+      return toResult<R>(await send(sql, text, params, prepare));
     },
   };
+}
+
+/** How the pool reaches PostgreSQL through a pooler (see {@link PostgresOptions.pooler}). */
+export interface PoolerOptions {
+  /** Only transaction pooling: a server connection is ours for one transaction. */
+  mode: 'transaction';
+  /** postgres:// URL of the database itself, not through the pooler. */
+  directUrl: string;
 }
 
 export interface PostgresOptions {
@@ -47,6 +60,13 @@ export interface PostgresOptions {
   pipelined?: number | undefined;
   /** Session settings of every connection, sent at startup (Vault's key). */
   settings?: Readonly<Record<string, string>> | undefined;
+  /**
+   * `url` goes through a transaction-mode pooler (PgBouncer `pool_mode = transaction`):
+   * statements are unnamed, `settings` are set transaction-locally in every transaction
+   * instead of at connection startup, the pipelined read path is off, and what needs a
+   * session of its own (LISTEN, session advisory locks) connects to `directUrl`.
+   */
+  pooler?: PoolerOptions | undefined;
 }
 
 /** The pipelined read path, or null when the URL or the server does not allow it. */
@@ -83,72 +103,113 @@ function socketFactory() {
   };
 }
 
+/** A statement setting `settings` until the transaction ends, or null when there are none. */
+function localSettings(settings: Readonly<Record<string, string>>): Statement | null {
+  const entries = Object.entries(settings);
+  if (entries.length === 0) return null;
+  return {
+    text: `select ${entries.map((_, i) => `pg_catalog.set_config($${2 * i + 1}, $${2 * i + 2}, true)`).join(', ')}`,
+    params: entries.flat(),
+  };
+}
+
 /** A real PostgreSQL server through a connection pool. */
 export async function openPostgres(options: PostgresOptions): Promise<Database> {
   const text = { to: 25, from: TEXT_TYPES, serialize: String, parse: (x: string) => x };
-  const sql = postgres(options.url, {
-    max: options.max ?? 10,
-    onnotice: () => {},
-    types: { text } as never,
-    connection: { ...options.settings, application_name: 'backend-server' },
-    // Supported by postgres.js, missing from its types.
-    ...({ socket: socketFactory() } as object),
-  }) as unknown as Sql;
+  const pooler = options.pooler ?? null;
+  const prepare = !pooler;
+  const settings = options.settings ?? {};
+  const pool = (url: string, startup: Readonly<Record<string, string>>, max: number) =>
+    postgres(url, {
+      max,
+      prepare,
+      onnotice: () => {},
+      types: { text } as never,
+      connection: { ...startup, application_name: 'backend-server' },
+      // Supported by postgres.js, missing from its types.
+      ...({ socket: socketFactory() } as object),
+    }) as unknown as Sql;
+  // A pooler refuses startup parameters it does not track (and would not keep them per
+  // transaction anyway): behind one, the settings are set in each transaction instead.
+  const sql = pool(options.url, pooler ? {} : settings, options.max ?? 10);
+  const perTransaction = pooler ? localSettings(settings) : null;
+  /** Sets the settings first in a transaction just begun on `conn` (behind a pooler). */
+  const setLocal = (conn: Conn) =>
+    perTransaction ? send(conn, perTransaction.text, perTransaction.params, prepare) : null;
+  // LISTEN holds a session: on the database itself, opened at the first listen().
+  let direct: Sql | null = null;
+  const session = () => {
+    if (!pooler) return sql;
+    direct ??= pool(pooler.directUrl, settings, 1);
+    return direct;
+  };
   await sql`select 1`;
-  const pipeline = await openPipeline(options.url, options.pipelined ?? 2, options.settings ?? {});
-  const base = wrap(sql);
+  const pipeline = pooler
+    ? null
+    : await openPipeline(options.url, options.pipelined ?? 2, settings);
+  const base = wrap(sql, prepare);
+  const transaction = async <T>(
+    fn: (tx: Transaction) => Promise<T>,
+    opts: TransactionOptions = {},
+  ): Promise<T> => {
+    // BEGIN is pipelined with the first statements of `fn` on a reserved connection
+    // (postgres.js queues them without waiting), saving a round trip per transaction.
+    const conn = await sql.reserve();
+    const tx: Transaction = {
+      ...wrap(conn as unknown as Sql, prepare),
+      async exec(script) {
+        await conn.unsafe(script);
+      },
+      async copyOut(source) {
+        const stream = await conn.unsafe(`copy ${source} to stdout`).readable();
+        // Flowing mode: postgres.js's copy stream stalls under async iteration past ~64 KB.
+        return new Promise<Uint8Array>((resolve, reject) => {
+          const chunks: Buffer[] = [];
+          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+          stream.once('end', () => resolve(Buffer.concat(chunks)));
+          stream.once('error', reject);
+        });
+      },
+      async copyIn(target, data) {
+        const stream = await conn.unsafe(`copy ${target} from stdin`).writable();
+        await new Promise<void>((resolve, reject) => {
+          stream.once('error', reject);
+          stream.once('finish', () => resolve());
+          stream.end(data);
+        });
+      },
+    };
+    try {
+      const begin = conn.unsafe(opts.readOnly ? 'begin read only' : 'begin').execute();
+      const set = setLocal(conn as unknown as Sql);
+      let result: T;
+      try {
+        result = await fn(tx);
+      } finally {
+        await Promise.all([begin, set]);
+      }
+      await conn.unsafe('commit');
+      return result;
+    } catch (error) {
+      await conn.unsafe('rollback').catch(() => {});
+      throw error;
+    } finally {
+      conn.release();
+    }
+  };
   return {
     kind: 'postgres',
     url: options.url,
-    query: base.query,
+    sessionUrl: pooler?.directUrl ?? options.url,
+    async query<R = Row>(text: string, params: readonly unknown[] = []) {
+      if (!perTransaction) return base.query<R>(text, params);
+      // The settings need a transaction around the statement: all sent in one go.
+      return transaction((tx) => tx.query<R>(text, params));
+    },
     async exec(script) {
       await sql.unsafe(script);
     },
-    async transaction<T>(fn: (tx: Transaction) => Promise<T>, opts: TransactionOptions = {}) {
-      // BEGIN is pipelined with the first statements of `fn` on a reserved connection
-      // (postgres.js queues them without waiting), saving a round trip per transaction.
-      const conn = await sql.reserve();
-      const tx: Transaction = {
-        ...wrap(conn as unknown as Sql),
-        async exec(script) {
-          await conn.unsafe(script);
-        },
-        async copyOut(source) {
-          const stream = await conn.unsafe(`copy ${source} to stdout`).readable();
-          // Flowing mode: postgres.js's copy stream stalls under async iteration past ~64 KB.
-          return new Promise<Uint8Array>((resolve, reject) => {
-            const chunks: Buffer[] = [];
-            stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-            stream.once('end', () => resolve(Buffer.concat(chunks)));
-            stream.once('error', reject);
-          });
-        },
-        async copyIn(target, data) {
-          const stream = await conn.unsafe(`copy ${target} from stdin`).writable();
-          await new Promise<void>((resolve, reject) => {
-            stream.once('error', reject);
-            stream.once('finish', () => resolve());
-            stream.end(data);
-          });
-        },
-      };
-      try {
-        const begin = conn.unsafe(opts.readOnly ? 'begin read only' : 'begin').execute();
-        let result: T;
-        try {
-          result = await fn(tx);
-        } finally {
-          await begin;
-        }
-        await conn.unsafe('commit');
-        return result;
-      } catch (error) {
-        await conn.unsafe('rollback').catch(() => {});
-        throw error;
-      } finally {
-        conn.release();
-      }
-    },
+    transaction,
     async readBatch(statements, opts = {}) {
       const piped = opts.rollback ? null : pipeline?.run(statements);
       if (piped) return piped;
@@ -157,17 +218,19 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
         // What the pipeline does not take. Queued in one go: postgres.js sends them in one
         // write and reads the answers in order. Each statement has its own Sync, so BEGIN …
         // COMMIT bound the transaction.
-        const begin = send(conn, 'begin read only', []);
+        const begin = send(conn, 'begin read only', [], prepare);
+        const set = setLocal(conn);
         const results = statements.map((st) =>
-          send(conn, st.text, st.params).then(
+          send(conn, st.text, st.params, prepare).then(
             (r): Settled<QueryResult> => ({ ok: true, value: toResult(r) }),
             (error: unknown): Settled<QueryResult> => ({ ok: false, error }),
           ),
         );
-        const end = send(conn, opts.rollback ? 'rollback' : 'commit', []);
-        const [first, last] = await Promise.allSettled([begin, end]);
+        const end = send(conn, opts.rollback ? 'rollback' : 'commit', [], prepare);
+        const [first, setting, last] = await Promise.allSettled([begin, set, end]);
         const settled = await Promise.all(results);
         if (first.status === 'rejected') throw first.reason;
+        if (setting.status === 'rejected') throw setting.reason;
         if (last.status === 'rejected') throw last.reason;
         return settled;
       } finally {
@@ -175,12 +238,12 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
       }
     },
     async listen(channel, onPayload) {
-      const { unlisten } = await sql.listen(channel, onPayload);
+      const { unlisten } = await session().listen(channel, onPayload);
       return unlisten;
     },
     async close() {
       pipeline?.close();
-      await sql.end({ timeout: 5 });
+      await Promise.all([sql.end({ timeout: 5 }), direct?.end({ timeout: 5 })]);
     },
   };
 }

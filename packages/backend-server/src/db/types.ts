@@ -67,6 +67,12 @@ export interface Database extends Queryable {
   listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
   /** A connection string other processes can use (SUPABASE_DB_URL), when there is one. */
   readonly url: string | null;
+  /**
+   * Where a connection of one's own holds session state (LISTEN, session advisory locks):
+   * `url`, or the database itself when `url` goes through a transaction-mode pooler.
+   * Absent on PGlite.
+   */
+  readonly sessionUrl?: string | null;
   close(): Promise<void>;
 }
 

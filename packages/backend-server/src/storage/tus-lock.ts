@@ -44,14 +44,15 @@ export class TusLocker implements Locker {
 
   /** Opens the locker of `db` (its own connection and release listener on PostgreSQL). */
   static async open(db: Database, timeoutMs = 30_000): Promise<TusLocker> {
-    const sql =
-      db.kind === 'postgres' && db.url
-        ? postgres(db.url, {
-            max: 1,
-            onnotice: () => {},
-            connection: { application_name: 'backend-server tus locks' },
-          })
-        : null;
+    // A session of its own: on the database itself when the pool goes through a pooler.
+    const url = db.kind === 'postgres' ? (db.sessionUrl ?? db.url) : null;
+    const sql = url
+      ? postgres(url, {
+          max: 1,
+          onnotice: () => {},
+          connection: { application_name: 'backend-server tus locks' },
+        })
+      : null;
     const locker = new TusLocker(db, sql, timeoutMs);
     if (sql) {
       locker.#unlisten = await db.listen(RELEASE_CHANNEL, (id) => {
