@@ -12,6 +12,7 @@ import { exposeQueues } from './db/extensions/pgmq-public';
 import { VAULT_KEY_SETTING, VAULT_PLATFORM_SQL } from './db/extensions/vault';
 import { applyMigrations, applySeed, type Database, openDatabase, ROLES_SQL } from './db/index';
 import { createApp } from './http/app';
+import { SIGNING_KEYS_SQL, SigningKeyTable } from './http/signing-key-store';
 import type { SigningKeys } from './http/signing-keys';
 import { WEBHOOKS_SQL } from './net/webhooks-sql';
 import { type NetWorker, startNetWorker } from './net/worker';
@@ -57,6 +58,8 @@ export interface RunningServer {
 export interface StartServerInternals {
   /** Services to run instead of the default list (tests of one service). */
   services?: readonly ServiceModule[];
+  /** How often a replica re-reads the signing key table besides its notifications (ms). */
+  signingKeysRefreshMs?: number;
 }
 
 /** The platform scripts of a list of services, in order (roles first). */
@@ -64,6 +67,7 @@ export function platformScripts(modules: readonly ServiceModule[] = SERVICES): s
   return [
     ROLES_SQL,
     WEBHOOKS_SQL,
+    SIGNING_KEYS_SQL,
     VAULT_PLATFORM_SQL,
     ...modules.flatMap((m) => (m.platformSql ? [m.platformSql] : [])),
   ];
@@ -105,8 +109,10 @@ export async function startServer(
   let http: Server | null = null;
   let cron: CronScheduler | null = null;
   let net: NetWorker | null = null;
+  let keyTable: SigningKeyTable | null = null;
   const stop = async () => {
     config.signingKeys.thirdParty?.close();
+    await keyTable?.stop();
     await cron?.stop();
     await net?.stop();
     if (http) {
@@ -135,6 +141,10 @@ export async function startServer(
     if (config.migrationsDir) await applyMigrations(db, config.migrationsDir);
     await applySeed(db, config.seedFiles);
     await exposeQueues(db, config.rest.schemas);
+    keyTable = await SigningKeyTable.start(db, config.signingKeys, {
+      refreshMs: internals.signingKeysRefreshMs,
+      log: (message) => config.log && console.log(`[backend-server] ${message}`),
+    });
     cron = await startCronScheduler(db, {
       log: (message) => config.log && console.log(`[backend-server] ${message}`),
     });

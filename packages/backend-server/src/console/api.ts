@@ -24,6 +24,7 @@ import { listTables, readRows, setRls, tableDetail } from './catalog';
 import { cronRoutes } from './cron';
 import { badRequest, jsonBody } from './http';
 import { queueRoutes } from './queues';
+import { signingKeyRoutes } from './signing-keys';
 import { runSql } from './sql';
 
 /** Largest SQL script the console accepts (bytes). */
@@ -230,6 +231,7 @@ export function consoleApi(ctx: ServerContext): { routes: Hono<AppEnv>; close():
 
   api.route('/cron', cronRoutes(db));
   api.route('/queues', queueRoutes(db));
+  api.route('/signing-keys', signingKeyRoutes(config.signingKeys));
 
   api.notFound((c) => c.json({ message: 'No such console API' } satisfies ApiError, 404));
   return {

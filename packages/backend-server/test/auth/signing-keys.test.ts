@@ -221,14 +221,20 @@ describe('rotation', () => {
     expect(decodeProtectedHeader(before).kid).toBe(first.kid);
 
     const next = generateSigningKey('RS256');
-    expect(rotating.signingKeys.add(next)).toMatchObject({ kid: next.kid, status: 'standby' });
+    await expect(rotating.signingKeys.add(next)).resolves.toMatchObject({
+      kid: next.kid,
+      status: 'standby',
+    });
     // A standby key is published before it signs, so caches can pick it up.
     const jwks = (await (await fetch(`${rotating.url}/auth/v1/.well-known/jwks.json`)).json()) as {
       keys: { kid: string }[];
     };
     expect(jwks.keys.map((k) => k.kid)).toEqual([first.kid, next.kid]);
 
-    expect(rotating.signingKeys.rotate()).toMatchObject({ kid: next.kid, status: 'current' });
+    await expect(rotating.signingKeys.rotate()).resolves.toMatchObject({
+      kid: next.kid,
+      status: 'current',
+    });
     const { data: refreshed, error } = await c.auth.refreshSession();
     expect(error).toBeNull();
     const after = refreshed.session?.access_token ?? '';
@@ -237,7 +243,7 @@ describe('rotation', () => {
     expect(await userStatus(after)).toBe(200);
 
     // Revoking the previous key refuses its tokens at once, everywhere (no cache keeps them).
-    rotating.signingKeys.setStatus(first.kid, 'revoked');
+    await rotating.signingKeys.setStatus(first.kid, 'revoked');
     expect(await userStatus(before)).toBe(403);
     expect(await userStatus(after)).toBe(200);
     const listed = rotating.signingKeys.list().map(({ kid, status }) => ({ kid, status }));
@@ -247,10 +253,12 @@ describe('rotation', () => {
       { kid: next.kid, status: 'current' },
     ]);
     // Moving a revoked key back to standby and rotating to it is reversible, as on the dashboard.
-    rotating.signingKeys.setStatus(first.kid, 'standby');
-    rotating.signingKeys.rotate(first.kid);
+    await rotating.signingKeys.setStatus(first.kid, 'standby');
+    await rotating.signingKeys.rotate(first.kid);
     expect(await userStatus(before)).toBe(200);
-    expect(() => rotating.signingKeys.setStatus(first.kid, 'revoked')).toThrow(/current key/);
+    await expect(rotating.signingKeys.setStatus(first.kid, 'revoked')).rejects.toThrow(
+      /current key/,
+    );
   });
 });
 
