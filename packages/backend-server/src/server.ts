@@ -14,6 +14,7 @@ import { applyMigrations, applySeed, type Database, openDatabase, ROLES_SQL } fr
 import { createApp } from './http/app';
 import { SIGNING_KEYS_SQL, SigningKeyTable } from './http/signing-key-store';
 import type { SigningKeys } from './http/signing-keys';
+import { CLUSTER_LOG_SQL, ClusterLog, devToolsFor } from './logs/index';
 import { WEBHOOKS_SQL } from './net/webhooks-sql';
 import { type NetWorker, startNetWorker } from './net/worker';
 import type { ServerContext, ServiceInstance, ServiceModule } from './service-module';
@@ -68,6 +69,7 @@ export function platformScripts(modules: readonly ServiceModule[] = SERVICES): s
     ROLES_SQL,
     WEBHOOKS_SQL,
     SIGNING_KEYS_SQL,
+    CLUSTER_LOG_SQL,
     VAULT_PLATFORM_SQL,
     ...modules.flatMap((m) => (m.platformSql ? [m.platformSql] : [])),
   ];
@@ -110,6 +112,7 @@ export async function startServer(
   let cron: CronScheduler | null = null;
   let net: NetWorker | null = null;
   let keyTable: SigningKeyTable | null = null;
+  const tools = devToolsFor(config);
   const stop = async () => {
     config.signingKeys.thirdParty?.close();
     await keyTable?.stop();
@@ -128,6 +131,8 @@ export async function startServer(
     } else {
       for (const { instance } of instances.reverse()) await instance.close?.();
     }
+    await tools.cluster?.stop();
+    tools.cluster = null;
     await db.close();
     if (config.storageDirIsTemp) await rm(config.storageDir, { recursive: true, force: true });
     await unlock?.();
@@ -145,6 +150,14 @@ export async function startServer(
       refreshMs: internals.signingKeysRefreshMs,
       log: (message) => config.log && console.log(`[backend-server] ${message}`),
     });
+    // On PostgreSQL the console shows every replica's log (one process owns a PGlite).
+    if (db.kind === 'postgres') {
+      tools.cluster = new ClusterLog(db, tools.log, {
+        replica: tools.replica,
+        maxRows: config.console.logCapacity,
+        log: (message) => config.log && console.log(`[backend-server] ${message}`),
+      });
+    }
     cron = await startCronScheduler(db, {
       log: (message) => config.log && console.log(`[backend-server] ${message}`),
     });
