@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/index';
 import { generateSigningKey } from '../../src/config/keys';
 import type { SigningKeyJwk } from '../../src/http/signing-keys';
-import type { RunningServer } from '../../src/server';
+import { type RunningServer, startServer } from '../../src/server';
 import { RawSocket, socketUrl } from '../realtime/support';
-import { startTestServer } from '../support/server';
+import { databaseKind, startTestServer } from '../support/server';
 import {
   echoFunctionDir,
   hmacWith,
@@ -285,5 +285,34 @@ describe('configuration', () => {
     // Without a current key the legacy secret signs (the hosted state before a rotation).
     const config = await resolveConfig({ signingKeys: [{ ...es, status: 'standby' }] });
     expect(config.signingKeys.current().kid).toBeNull();
+  });
+});
+
+describe.skipIf(databaseKind() === 'postgres')('keys in a data directory', () => {
+  it('keeps a rotation across a restart; a key new to the file waits in standby', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'signing-keys-data-'));
+    const first = generateSigningKey('ES256');
+    const next = generateSigningKey('ES256');
+    const before = await startServer({ port: 0, dataDir, signingKeys: [first] });
+    try {
+      await before.signingKeys.add(next);
+      await before.signingKeys.rotate();
+    } finally {
+      await before.stop();
+    }
+    const later = generateSigningKey('ES256');
+    // The file now names only a new current key: the table keeps the rotation (and the key
+    // the file dropped), and the new key waits for a rotation.
+    const after = await startServer({ port: 0, dataDir, signingKeys: [later] });
+    try {
+      expect(after.signingKeys.list().map(({ kid, status }) => ({ kid, status }))).toEqual([
+        { kid: null, status: 'previous' },
+        { kid: first.kid, status: 'previous' },
+        { kid: next.kid, status: 'current' },
+        { kid: later.kid, status: 'standby' },
+      ]);
+    } finally {
+      await after.stop();
+    }
   });
 });
