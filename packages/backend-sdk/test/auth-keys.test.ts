@@ -87,8 +87,8 @@ describe('getClaims', () => {
     await auth.signUp({ email: freshEmail('rot'), password: PASSWORD });
     expect((await auth.getClaims()).error).toBeNull();
     const next = generateSigningKey('RS256');
-    asymmetric.signingKeys.add(next);
-    asymmetric.signingKeys.rotate();
+    await asymmetric.signingKeys.add(next);
+    await asymmetric.signingKeys.rotate();
     try {
       await auth.refreshSession();
       rec.clear();
@@ -98,8 +98,8 @@ describe('getClaims', () => {
       expect(data?.header.alg).toBe('RS256');
       expect(paths(rec.log)).toEqual(['/auth/v1/.well-known/jwks.json']);
     } finally {
-      asymmetric.signingKeys.setStatus(es256.kid, 'standby');
-      asymmetric.signingKeys.rotate(es256.kid);
+      await asymmetric.signingKeys.setStatus(es256.kid, 'standby');
+      await asymmetric.signingKeys.rotate(es256.kid);
     }
   });
 

@@ -12,7 +12,9 @@ import { exposeQueues } from './db/extensions/pgmq-public';
 import { VAULT_KEY_SETTING, VAULT_PLATFORM_SQL } from './db/extensions/vault';
 import { applyMigrations, applySeed, type Database, openDatabase, ROLES_SQL } from './db/index';
 import { createApp } from './http/app';
+import { SIGNING_KEYS_SQL, SigningKeyTable } from './http/signing-key-store';
 import type { SigningKeys } from './http/signing-keys';
+import { CLUSTER_LOG_SQL, ClusterLog, devToolsFor } from './logs/index';
 import { WEBHOOKS_SQL } from './net/webhooks-sql';
 import { type NetWorker, startNetWorker } from './net/worker';
 import type { ServerContext, ServiceInstance, ServiceModule } from './service-module';
@@ -57,6 +59,8 @@ export interface RunningServer {
 export interface StartServerInternals {
   /** Services to run instead of the default list (tests of one service). */
   services?: readonly ServiceModule[];
+  /** How often a replica re-reads the signing key table besides its notifications (ms). */
+  signingKeysRefreshMs?: number;
 }
 
 /** The platform scripts of a list of services, in order (roles first). */
@@ -64,6 +68,8 @@ export function platformScripts(modules: readonly ServiceModule[] = SERVICES): s
   return [
     ROLES_SQL,
     WEBHOOKS_SQL,
+    SIGNING_KEYS_SQL,
+    CLUSTER_LOG_SQL,
     VAULT_PLATFORM_SQL,
     ...modules.flatMap((m) => (m.platformSql ? [m.platformSql] : [])),
   ];
@@ -106,8 +112,11 @@ export async function startServer(
   let http: Server | null = null;
   let cron: CronScheduler | null = null;
   let net: NetWorker | null = null;
+  let keyTable: SigningKeyTable | null = null;
+  const tools = devToolsFor(config);
   const stop = async () => {
     config.signingKeys.thirdParty?.close();
+    await keyTable?.stop();
     await cron?.stop();
     await net?.stop();
     if (http) {
@@ -123,6 +132,8 @@ export async function startServer(
     } else {
       for (const { instance } of instances.reverse()) await instance.close?.();
     }
+    await tools.cluster?.stop();
+    tools.cluster = null;
     await db.close();
     if (config.storageDirIsTemp) await rm(config.storageDir, { recursive: true, force: true });
     await unlock?.();
@@ -136,6 +147,18 @@ export async function startServer(
     if (config.migrationsDir) await applyMigrations(db, config.migrationsDir);
     await applySeed(db, config.seedFiles);
     await exposeQueues(db, config.rest.schemas);
+    keyTable = await SigningKeyTable.start(db, config.signingKeys, {
+      refreshMs: internals.signingKeysRefreshMs,
+      log: (message) => config.log && console.log(`[backend-server] ${message}`),
+    });
+    // On PostgreSQL the console shows every replica's log (one process owns a PGlite).
+    if (db.kind === 'postgres') {
+      tools.cluster = new ClusterLog(db, tools.log, {
+        replica: tools.replica,
+        maxRows: config.console.logCapacity,
+        log: (message) => config.log && console.log(`[backend-server] ${message}`),
+      });
+    }
     cron = await startCronScheduler(db, {
       log: (message) => config.log && console.log(`[backend-server] ${message}`),
     });

@@ -52,6 +52,27 @@ delete from _auth.rate_limits where key in (
   select key from _auth.rate_limits where window_end <= $1::timestamptz
   for update skip locked)`;
 
+/** Counts a hit on `key` in a window of `seconds` (see HIT_SQL); the window's count. */
+export async function countHit(
+  db: Queryable,
+  key: string,
+  seconds: number,
+  now: number,
+): Promise<number> {
+  const at = new Date(now).toISOString();
+  const { rows } = await db.query<{ hits: number }>(HIT_SQL, [key, at, seconds]);
+  return rows[0]?.hits ?? 0;
+}
+
+/** The hits counted on `key` in its window still open at `now` (0 when none is). */
+export async function windowHits(db: Queryable, key: string, now: number): Promise<number> {
+  const { rows } = await db.query<{ hits: number }>(
+    'select hits from _auth.rate_limits where key = $1 and window_end > $2::timestamptz',
+    [key, new Date(now).toISOString()],
+  );
+  return rows[0]?.hits ?? 0;
+}
+
 /** What a limiter needs besides its limits. */
 export interface RateLimiterOptions {
   /** The clock, in milliseconds (tests move it). Default `Date.now`. */
@@ -85,12 +106,7 @@ export class RateLimiter {
       this.#nextSweep = now + SWEEP_EVERY_MS;
       await this.db.query(SWEEP_SQL, [at]);
     }
-    const { rows } = await this.db.query<{ hits: number }>(HIT_SQL, [
-      `${bucket}:${key}`,
-      at,
-      WINDOWS[bucket],
-    ]);
-    if ((rows[0]?.hits ?? 0) <= max) return;
+    if ((await countHit(this.db, `${bucket}:${key}`, WINDOWS[bucket], now)) <= max) return;
     if (bucket === 'emailPerAddress') {
       throw new AuthError(429, 'over_email_send_rate_limit', 'Email rate limit exceeded');
     }

@@ -294,7 +294,11 @@ export interface ConsoleOptions {
   remote?: boolean;
   /** Password that unlocks the console from any address (needed with `remote`). */
   password?: string;
-  /** The console's own secret (default: random per process, printed in the start banner's links). */
+  /**
+   * The console's own secret (default: random, printed in the start banner's links; on
+   * PostgreSQL one made by the first replica and kept in the database, so every replica
+   * accepts it).
+   */
   token?: string;
   /** The built console app (default: `apps/console/dist` of this repository, when built). */
   assetsDir?: string;

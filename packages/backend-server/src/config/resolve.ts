@@ -166,6 +166,7 @@ function resolveConsole(options: ConsoleOptions): ServerConfig['console'] {
     remote: options.remote ?? false,
     password: options.password || null,
     token: options.token ?? randomBytes(24).toString('base64url'),
+    tokenConfigured: options.token !== undefined,
     assetsDir: abs(options.assetsDir),
     logCapacity,
   };

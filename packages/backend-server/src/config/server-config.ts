@@ -104,6 +104,8 @@ export interface ServerConfig {
     remote: boolean;
     password: string | null;
     token: string;
+    /** True when `console.token` was given; otherwise replicas on PostgreSQL share one. */
+    tokenConfigured: boolean;
     assetsDir: string | null;
     logCapacity: number;
   };

@@ -217,6 +217,8 @@ export interface LogEntry {
   level?: string;
   /** Functions and realtime: the text. */
   message?: string;
+  /** On PostgreSQL: the replica that recorded it (`seq` is then the cluster's number). */
+  replica?: string;
 }
 
 /** `GET /logs?after=n`: the kept entries newer than `n`. */

@@ -8,8 +8,6 @@ import type {
   AuthSessionRow,
   ConsoleSession,
   ConsoleSettings,
-  LogBatch,
-  LogsResponse,
   Mail,
   RealtimeSnapshot,
   RlsResponse,
@@ -23,7 +21,9 @@ import type {
 import { listTables, readRows, setRls, tableDetail } from './catalog';
 import { cronRoutes } from './cron';
 import { badRequest, jsonBody } from './http';
+import { logRoutes } from './logs';
 import { queueRoutes } from './queues';
+import { signingKeyRoutes } from './signing-keys';
 import { runSql } from './sql';
 
 /** Largest SQL script the console accepts (bytes). */
@@ -69,7 +69,6 @@ export function consoleApi(ctx: ServerContext): { routes: Hono<AppEnv>; close():
   const { config, db } = ctx;
   const api = new Hono<AppEnv>();
   const tools = devToolsFor(config);
-  const streams = new Set<() => void>();
 
   api.get('/session', (c) =>
     c.json({
@@ -166,76 +165,17 @@ export function consoleApi(ctx: ServerContext): { routes: Hono<AppEnv>; close():
     c.json((tools.realtime?.() ?? { connections: [], channels: [] }) satisfies RealtimeSnapshot),
   );
 
-  api.get('/logs', (c) => {
-    const after = Number(c.req.query('after') ?? 0) || 0;
-    return c.json({
-      entries: tools.log.since(after),
-      lastSeq: tools.log.lastSeq,
-      capacity: tools.log.capacity,
-    } satisfies LogsResponse);
-  });
-
-  // Live log: newline-delimited JSON, one line per batch (an array of entries), every 100 ms
-  // at most, and `[]` every 15 s so proxies keep the stream open.
-  api.get('/logs/stream', (c) => {
-    const after = Number(c.req.query('after') ?? 0) || 0;
-    const encoder = new TextEncoder();
-    let pending: LogBatch = tools.log.since(after);
-    let stop = () => {};
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        const flush = () => {
-          if (pending.length === 0) return;
-          const batch = pending;
-          pending = [];
-          controller.enqueue(encoder.encode(`${JSON.stringify(batch)}\n`));
-        };
-        const unfollow = tools.log.follow((entry) => {
-          pending.push(entry);
-          if (pending.length > config.console.logCapacity) pending.shift();
-        });
-        const timer = setInterval(flush, 100);
-        const ping = setInterval(() => controller.enqueue(encoder.encode('[]\n')), 15_000);
-        timer.unref();
-        ping.unref();
-        const end = () => {
-          stop();
-          try {
-            controller.close();
-          } catch {}
-        };
-        stop = () => {
-          unfollow();
-          clearInterval(timer);
-          clearInterval(ping);
-          streams.delete(end);
-        };
-        streams.add(end);
-        flush();
-        c.req.raw.signal.addEventListener('abort', end);
-      },
-      cancel() {
-        stop();
-      },
-    });
-    return new Response(body, {
-      headers: { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' },
-    });
-  });
-
-  api.delete('/logs', (c) => {
-    tools.log.clear();
-    return c.body(null, 204);
-  });
-
+  const logs = logRoutes(tools);
+  api.route('/logs', logs.routes);
   api.route('/cron', cronRoutes(db));
   api.route('/queues', queueRoutes(db));
+  api.route('/signing-keys', signingKeyRoutes(config.signingKeys));
 
   api.notFound((c) => c.json({ message: 'No such console API' } satisfies ApiError, 404));
   return {
     routes: api,
     close() {
-      for (const end of [...streams]) end();
+      logs.close();
     },
   };
 }

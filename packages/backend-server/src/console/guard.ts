@@ -1,7 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Context, MiddlewareHandler } from 'hono';
+import { countHit, windowHits } from '../auth/rate-limit';
 import type { ServerConfig } from '../config/index';
+import type { Queryable } from '../db/index';
 import type { AppEnv } from '../service-module';
 import type { ApiError } from './api-types';
 
@@ -105,21 +107,23 @@ export function tokenGuard(config: ServerConfig): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** Failed password attempts per client address: at most `limit` per minute. */
+/**
+ * Failed password attempts per client address: at most `limit` in a minute's window,
+ * counted in auth's rate-limit table (`_auth.rate_limits`), so every replica on one
+ * database counts the same attempts.
+ */
 export class LoginThrottle {
-  readonly #failures = new Map<string, number[]>();
-  constructor(private readonly limit = 5) {}
+  constructor(
+    private readonly db: Queryable,
+    private readonly limit = 5,
+    private readonly now: () => number = Date.now,
+  ) {}
 
-  blocked(address: string, now = Date.now()): boolean {
-    const recent = (this.#failures.get(address) ?? []).filter((t) => now - t < 60_000);
-    this.#failures.set(address, recent);
-    return recent.length >= this.limit;
+  async blocked(address: string): Promise<boolean> {
+    return (await windowHits(this.db, `console-login:${address}`, this.now())) >= this.limit;
   }
 
-  fail(address: string, now = Date.now()): void {
-    const list = this.#failures.get(address) ?? [];
-    list.push(now);
-    this.#failures.set(address, list);
-    if (this.#failures.size > 10_000) this.#failures.clear();
+  async fail(address: string): Promise<void> {
+    await countHit(this.db, `console-login:${address}`, 60, this.now());
   }
 }

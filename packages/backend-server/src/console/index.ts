@@ -1,10 +1,12 @@
 import { type Context, Hono } from 'hono';
+import { RATE_LIMIT_SQL } from '../auth/rate-limit';
 import type { ServerConfig } from '../config/index';
 import { clientAddress } from '../http/client-address';
 import type { AppEnv, ServiceModule } from '../service-module';
 import { consoleApi } from './api';
 import type { ApiError, LoginResponse } from './api-types';
 import { findConsoleAssets, serveAsset } from './assets';
+import { CONSOLE_SQL, sharedConsoleToken } from './cluster';
 import { consoleRefusal, LoginThrottle, originGuard, sameSecret, tokenGuard } from './guard';
 
 export { consoleRefusal, isLoopback, TOKEN_HEADER } from './guard';
@@ -36,7 +38,8 @@ export const consoleService: ServiceModule = {
   basePath: BASE_PATH,
   keyAuth: false,
   cors: false,
-  create(ctx) {
+  platformSql: RATE_LIMIT_SQL + CONSOLE_SQL,
+  async create(ctx) {
     const { config } = ctx;
     const routes = new Hono<AppEnv>();
     const refusal = consoleRefusal(config);
@@ -46,7 +49,9 @@ export const consoleService: ServiceModule = {
     }
     const assets = findConsoleAssets(config.console.assetsDir);
     const api = consoleApi(ctx);
-    const throttle = new LoginThrottle();
+    if (ctx.db.kind === 'postgres' && !config.console.tokenConfigured)
+      config.console.token = await sharedConsoleToken(ctx.db, config.console.token);
+    const throttle = new LoginThrottle(ctx.db);
 
     routes.use('*', originGuard(config));
     routes.post('/api/login', async (c) => {
@@ -60,7 +65,7 @@ export const consoleService: ServiceModule = {
         );
       }
       const address = clientAddress(c);
-      if (throttle.blocked(address)) {
+      if (await throttle.blocked(address)) {
         return c.json(
           { message: 'Too many wrong passwords: wait a minute.' } satisfies ApiError,
           429,
@@ -68,7 +73,7 @@ export const consoleService: ServiceModule = {
       }
       const body = (await c.req.json().catch(() => null)) as { password?: unknown } | null;
       if (!sameSecret(typeof body?.password === 'string' ? body.password : null, password)) {
-        throttle.fail(address);
+        await throttle.fail(address);
         return c.json({ message: 'Wrong password' } satisfies ApiError, 401);
       }
       return c.json({ token: config.console.token } satisfies LoginResponse, 200, {

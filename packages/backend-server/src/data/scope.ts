@@ -14,8 +14,9 @@ export const PLATFORM_SCHEMAS = [
   'extensions',
   'graphql_public',
   'supabase_functions',
-  // Private: auth's rate-limit counters.
+  // Private: auth's rate-limit counters and signing keys; the console's secret and log.
   '_auth',
+  '_console',
 ] as const;
 
 /**

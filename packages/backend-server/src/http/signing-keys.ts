@@ -53,7 +53,31 @@ export interface KeyEntry {
   /** Public key (asymmetric) or secret bytes (HS256). */
   verifyKey: KeyObject | Buffer;
   publicJwk: Record<string, unknown> | null;
+  /** The JWK it was made from, without `status` (null for the legacy secret). */
+  source: SigningKeyJwk | null;
 }
+
+/**
+ * One key as the key table keeps it: its JWK with the private part (null for the legacy
+ * secret, whose `kid` is `''` there: the secret itself stays in the config) and its status.
+ */
+export interface StoredSigningKey {
+  kid: string;
+  jwk: SigningKeyJwk | null;
+  status: SigningKeyStatus;
+}
+
+/** Where the key set is kept besides memory (the database); every change goes through it. */
+export interface SigningKeyStore {
+  /**
+   * Applies `change` to a copy of the stored set (it throws to refuse), stores the result,
+   * tells the other replicas and loads it into the server's keys.
+   */
+  change<T>(change: (keys: SigningKeys) => T): Promise<T>;
+}
+
+/** A key or a change the key set refuses (a client's mistake when it comes through the API). */
+export class SigningKeyError extends Error {}
 
 const PUBLIC_MEMBERS: Record<string, readonly string[]> = {
   EC: ['crv', 'x', 'y'],
@@ -69,12 +93,12 @@ function hmacSigner(secret: Buffer) {
 function algorithmOf(jwk: SigningKeyJwk, where: string): SigningAlgorithm {
   const expected =
     jwk.kty === 'EC' ? 'ES256' : jwk.kty === 'RSA' ? 'RS256' : jwk.kty === 'oct' ? 'HS256' : null;
-  if (!expected) throw new Error(`${where}: unsupported key type ${String(jwk.kty)}`);
+  if (!expected) throw new SigningKeyError(`${where}: unsupported key type ${String(jwk.kty)}`);
   if (jwk.alg !== undefined && jwk.alg !== expected) {
-    throw new Error(`${where}: alg ${String(jwk.alg)} does not fit a ${jwk.kty} key`);
+    throw new SigningKeyError(`${where}: alg ${String(jwk.alg)} does not fit a ${jwk.kty} key`);
   }
   if (jwk.kty === 'EC' && jwk.crv !== 'P-256') {
-    throw new Error(`${where}: only the P-256 curve (ES256) is supported`);
+    throw new SigningKeyError(`${where}: only the P-256 curve (ES256) is supported`);
   }
   return expected;
 }
@@ -83,17 +107,20 @@ const STATUSES: readonly SigningKeyStatus[] = ['current', 'standby', 'previous',
 
 /** Turns one configured JWK into a key entry; throws a message naming the key when unusable. */
 export function importSigningKey(jwk: SigningKeyJwk, where = 'signing key'): KeyEntry {
-  if (!jwk || typeof jwk !== 'object') throw new Error(`${where}: not a JWK object`);
-  if (typeof jwk.kid !== 'string' || jwk.kid === '') throw new Error(`${where}: kid is required`);
+  if (!jwk || typeof jwk !== 'object') throw new SigningKeyError(`${where}: not a JWK object`);
+  if (typeof jwk.kid !== 'string' || jwk.kid === '')
+    throw new SigningKeyError(`${where}: kid is required`);
   const label = `${where} ${jwk.kid}`;
   const alg = algorithmOf(jwk, label);
   const ops = Array.isArray(jwk.key_ops) ? jwk.key_ops : [];
   if (jwk.status !== undefined && !STATUSES.includes(jwk.status)) {
-    throw new Error(`${label}: status must be one of ${STATUSES.join(', ')}`);
+    throw new SigningKeyError(`${label}: status must be one of ${STATUSES.join(', ')}`);
   }
   const status: SigningKeyStatus = jwk.status ?? (ops.includes('sign') ? 'current' : 'previous');
+  const { status: _status, ...source } = jwk;
   if (alg === 'HS256') {
-    if (typeof jwk.k !== 'string' || jwk.k === '') throw new Error(`${label}: k is required`);
+    if (typeof jwk.k !== 'string' || jwk.k === '')
+      throw new SigningKeyError(`${label}: k is required`);
     const secret = Buffer.from(jwk.k, 'base64url');
     return {
       kid: jwk.kid,
@@ -102,6 +129,7 @@ export function importSigningKey(jwk: SigningKeyJwk, where = 'signing key'): Key
       signer: hmacSigner(secret),
       verifyKey: secret,
       publicJwk: null,
+      source,
     };
   }
   const members = PUBLIC_MEMBERS[jwk.kty] ?? [];
@@ -119,10 +147,10 @@ export function importSigningKey(jwk: SigningKeyJwk, where = 'signing key'): Key
       publicKey = createPublicKey({ key: material as JsonWebKey, format: 'jwk' });
     }
   } catch (error) {
-    throw new Error(`${label}: not a valid ${jwk.kty} key (${(error as Error).message})`);
+    throw new SigningKeyError(`${label}: not a valid ${jwk.kty} key (${(error as Error).message})`);
   }
   if (alg === 'RS256' && (publicKey.asymmetricKeyDetails?.modulusLength ?? 0) < 2048) {
-    throw new Error(`${label}: RSA keys must have at least 2048 bits`);
+    throw new SigningKeyError(`${label}: RSA keys must have at least 2048 bits`);
   }
   const exported = publicKey.export({ format: 'jwk' }) as Record<string, unknown>;
   const publicJwk: Record<string, unknown> = { kty: jwk.kty };
@@ -134,18 +162,21 @@ export function importSigningKey(jwk: SigningKeyJwk, where = 'signing key'): Key
       ? (data: string) => sign('sha256', Buffer.from(data), { key, dsaEncoding: 'ieee-p1363' })
       : (data: string) => sign('sha256', Buffer.from(data), key)
     : null;
-  return { kid: jwk.kid, alg, status, signer, verifyKey: publicKey, publicJwk };
+  return { kid: jwk.kid, alg, status, signer, verifyKey: publicKey, publicJwk, source };
 }
 
 /**
  * The project's JWT signing keys: the legacy JWT secret (HS256, tokens without `kid`) and
  * the configured JWKs, each with its status. Exactly one key is current; when no JWK is,
  * the legacy secret is. Every service verifies with the same instance, so a rotation or a
- * revocation takes effect everywhere at once.
+ * revocation takes effect everywhere at once; with a {@link SigningKeyStore} attached (the
+ * server's key table), changes are made there and reach every replica.
  */
 export class SigningKeys {
   #entries = new Map<string, KeyEntry>();
   readonly #legacy: KeyEntry;
+  readonly #jwtSecret: string;
+  #store: SigningKeyStore | null = null;
   /** Tokens already verified (see `verifyJwt`); emptied whenever a key changes status. */
   readonly verified = new Map<
     string,
@@ -155,6 +186,7 @@ export class SigningKeys {
   thirdParty: ThirdPartyAuth | null = null;
 
   constructor(jwtSecret: string, jwks: readonly SigningKeyJwk[] = []) {
+    this.#jwtSecret = jwtSecret;
     const secret = Buffer.from(jwtSecret);
     this.#legacy = {
       kid: null,
@@ -163,22 +195,32 @@ export class SigningKeys {
       signer: hmacSigner(secret),
       verifyKey: secret,
       publicJwk: null,
+      source: null,
     };
+    const entries = new Map<string, KeyEntry>();
     jwks.forEach((jwk, i) => {
       const entry = importSigningKey(jwk, `signingKeys[${i}]`);
-      if (this.#entries.has(entry.kid as string)) {
-        throw new Error(`signingKeys[${i}]: duplicate kid ${entry.kid}`);
+      if (entries.has(entry.kid as string)) {
+        throw new SigningKeyError(`signingKeys[${i}]: duplicate kid ${entry.kid}`);
       }
-      this.#entries.set(entry.kid as string, entry);
+      entries.set(entry.kid as string, entry);
     });
-    const current = [...this.#entries.values()].filter((e) => e.status === 'current');
+    const current = [...entries.values()].filter((e) => e.status === 'current');
     if (current.length > 1) {
-      throw new Error('signingKeys: more than one current key (only one key may sign)');
+      throw new SigningKeyError('signingKeys: more than one current key (only one key may sign)');
     }
     if (current[0] && !current[0].signer) {
-      throw new Error(`signingKeys: the current key ${current[0].kid} has no private part`);
+      throw new SigningKeyError(
+        `signingKeys: the current key ${current[0].kid} has no private part`,
+      );
     }
     if (current.length === 0) this.#legacy.status = 'current';
+    this.#entries = entries;
+  }
+
+  /** Makes every later change go through `store` (the server attaches its key table). */
+  attach(store: SigningKeyStore | null): void {
+    this.#store = store;
   }
 
   /** The key that signs new tokens. */
@@ -214,12 +256,55 @@ export class SigningKeys {
 
   /** Every key with its status, the legacy secret first. */
   list(): SigningKeyInfo[] {
-    return [this.#legacy, ...this.#entries.values()].map(({ kid, alg, status, publicJwk }) => ({
-      kid,
-      alg,
-      status,
-      publicJwk,
-    }));
+    return [this.#legacy, ...this.#entries.values()].map((e) => this.#info(e));
+  }
+
+  /** The whole set as the key table keeps it (private parts included: never send it out). */
+  stored(): StoredSigningKey[] {
+    return [
+      { kid: '', jwk: null, status: this.#legacy.status },
+      ...[...this.#entries.values()].map((e) => ({
+        kid: e.kid as string,
+        jwk: e.source,
+        status: e.status,
+      })),
+    ];
+  }
+
+  /**
+   * Replaces the set with `stored` (as read from the key table): exactly one key must be
+   * current, and it must be able to sign. Verified tokens are forgotten.
+   */
+  load(stored: readonly StoredSigningKey[]): void {
+    const entries = new Map<string, KeyEntry>();
+    let legacy: SigningKeyStatus = this.#legacy.status;
+    for (const row of stored) {
+      if (row.kid === '') {
+        legacy = row.status;
+        continue;
+      }
+      if (!row.jwk) throw new SigningKeyError(`stored signing key ${row.kid} has no JWK`);
+      entries.set(row.kid, importSigningKey({ ...row.jwk, status: row.status }, 'stored key'));
+    }
+    const current = [...entries.values()].filter((e) => e.status === 'current');
+    const count = current.length + (legacy === 'current' ? 1 : 0);
+    if (count !== 1)
+      throw new SigningKeyError(`stored signing keys: ${count} current keys (one signs)`);
+    if (current[0] && !current[0].signer) {
+      throw new SigningKeyError(
+        `stored signing keys: the current key ${current[0].kid} cannot sign`,
+      );
+    }
+    this.#entries = entries;
+    this.#legacy.status = legacy;
+    this.#changed();
+  }
+
+  /** A detached copy (no store, no third-party issuers), to try a change on. */
+  copy(): SigningKeys {
+    const copy = new SigningKeys(this.#jwtSecret);
+    copy.load(this.stored());
+    return copy;
   }
 
   /**
@@ -227,15 +312,11 @@ export class SigningKeys {
    * otherwise ('previous' to trust a key that never signs here).
    *
    * @example
-   * server.signingKeys.add(await generateSigningKey('ES256'));
-   * server.signingKeys.rotate();
+   * await server.signingKeys.add(generateSigningKey('ES256'));
+   * await server.signingKeys.rotate();
    */
-  add(jwk: SigningKeyJwk, status: 'standby' | 'previous' = 'standby'): SigningKeyInfo {
-    const entry = importSigningKey({ ...jwk, status }, 'signing key');
-    if (this.#entries.has(entry.kid as string)) throw new Error(`duplicate kid ${entry.kid}`);
-    this.#entries.set(entry.kid as string, entry);
-    this.#changed();
-    return this.#info(entry);
+  add(jwk: SigningKeyJwk, status: 'standby' | 'previous' = 'standby'): Promise<SigningKeyInfo> {
+    return this.#change((keys) => keys.#add(jwk, status));
   }
 
   /**
@@ -243,48 +324,78 @@ export class SigningKeys {
    * becomes current and the current key becomes previous (its tokens stay valid).
    * `null` rotates back to the legacy secret when it is in standby.
    */
-  rotate(kid?: string | null): SigningKeyInfo {
-    const standby =
-      kid === undefined
-        ? [this.#legacy, ...this.#entries.values()].filter((e) => e.status === 'standby')
-        : [this.#need(kid)];
-    const next = standby[0];
-    if (!next || standby.length > 1) {
-      throw new Error(
-        standby.length > 1 ? 'several standby keys: name the kid to rotate to' : 'no standby key',
-      );
-    }
-    if (next.status !== 'standby')
-      throw new Error(`key ${next.kid} is ${next.status}, not standby`);
-    if (!next.signer) throw new Error(`key ${next.kid} has no private part: it cannot sign`);
-    this.current().status = 'previous';
-    next.status = 'current';
-    this.#changed();
-    return this.#info(next);
+  rotate(kid?: string | null): Promise<SigningKeyInfo> {
+    return this.#change((keys) => keys.#rotate(kid));
   }
 
   /**
    * Moves a key that is not current: `revoked` (tokens it signed are refused at once),
    * `standby` (from previous or revoked, to rotate back to it) or `previous`.
    */
-  setStatus(kid: string | null, status: 'standby' | 'previous' | 'revoked'): SigningKeyInfo {
-    const entry = this.#need(kid);
-    if (entry.status === 'current') {
-      throw new Error('the current key cannot change status: rotate to another key first');
-    }
-    entry.status = status;
-    this.#changed();
-    return this.#info(entry);
+  setStatus(
+    kid: string | null,
+    status: 'standby' | 'previous' | 'revoked',
+  ): Promise<SigningKeyInfo> {
+    return this.#change((keys) => keys.#setStatus(kid, status));
   }
 
   /** Forgets a revoked or standby key for good. */
-  remove(kid: string): void {
+  remove(kid: string): Promise<void> {
+    return this.#change((keys) => keys.#remove(kid));
+  }
+
+  async #change<T>(change: (keys: SigningKeys) => T): Promise<T> {
+    if (this.#store) return this.#store.change(change);
+    const result = change(this);
+    this.#changed();
+    return result;
+  }
+
+  #add(jwk: SigningKeyJwk, status: 'standby' | 'previous'): SigningKeyInfo {
+    const entry = importSigningKey({ ...jwk, status }, 'signing key');
+    if (this.#entries.has(entry.kid as string))
+      throw new SigningKeyError(`duplicate kid ${entry.kid}`);
+    this.#entries.set(entry.kid as string, entry);
+    return this.#info(entry);
+  }
+
+  #rotate(kid?: string | null): SigningKeyInfo {
+    const standby =
+      kid === undefined
+        ? [this.#legacy, ...this.#entries.values()].filter((e) => e.status === 'standby')
+        : [this.#need(kid)];
+    const next = standby[0];
+    if (!next || standby.length > 1) {
+      throw new SigningKeyError(
+        standby.length > 1 ? 'several standby keys: name the kid to rotate to' : 'no standby key',
+      );
+    }
+    if (next.status !== 'standby')
+      throw new SigningKeyError(`key ${next.kid} is ${next.status}, not standby`);
+    if (!next.signer)
+      throw new SigningKeyError(`key ${next.kid} has no private part: it cannot sign`);
+    this.current().status = 'previous';
+    next.status = 'current';
+    return this.#info(next);
+  }
+
+  #setStatus(kid: string | null, status: 'standby' | 'previous' | 'revoked'): SigningKeyInfo {
+    const entry = this.#need(kid);
+    if (entry.status === 'current') {
+      throw new SigningKeyError(
+        'the current key cannot change status: rotate to another key first',
+      );
+    }
+    entry.status = status;
+    return this.#info(entry);
+  }
+
+  #remove(kid: string): void {
     const entry = this.#need(kid);
     if (entry.status !== 'revoked' && entry.status !== 'standby') {
-      throw new Error(`key ${kid} is ${entry.status}: revoke it before removing it`);
+      throw new SigningKeyError(`key ${kid} is ${entry.status}: revoke it before removing it`);
     }
     this.#entries.delete(kid);
-    this.#changed();
   }
 
   #changed(): void {
@@ -293,7 +404,7 @@ export class SigningKeys {
 
   #need(kid: string | null): KeyEntry {
     const entry = this.find(kid);
-    if (!entry) throw new Error(`no signing key with kid ${kid}`);
+    if (!entry) throw new SigningKeyError(`no signing key with kid ${kid}`);
     return entry;
   }
 

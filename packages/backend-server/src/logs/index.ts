@@ -1,7 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import type { ServerConfig } from '../config/index';
 import type { RealtimeSnapshot } from '../console/api-types';
+import type { ClusterLog } from './cluster-log';
 import { LiveLog } from './log';
 
+export { CLUSTER_LOG_SQL, ClusterLog, type ClusterLogOptions } from './cluster-log';
 export {
   DEFAULT_LOG_CAPACITY,
   LiveLog,
@@ -18,6 +21,10 @@ export { requestLog } from './request-log';
  */
 export interface DevTools {
   log: LiveLog;
+  /** This server's name among the replicas of one database (in the cluster log's entries). */
+  replica: string;
+  /** On PostgreSQL, every replica's log (set at start); null on PGlite. */
+  cluster: ClusterLog | null;
   /** Set by the realtime service when it runs. */
   realtime: (() => RealtimeSnapshot) | null;
 }
@@ -28,7 +35,12 @@ const registry = new WeakMap<ServerConfig, DevTools>();
 export function devToolsFor(config: ServerConfig): DevTools {
   let tools = registry.get(config);
   if (!tools) {
-    tools = { log: new LiveLog(config.console.logCapacity), realtime: null };
+    tools = {
+      log: new LiveLog(config.console.logCapacity),
+      replica: randomUUID().slice(0, 8),
+      cluster: null,
+      realtime: null,
+    };
     registry.set(config, tools);
   }
   return tools;

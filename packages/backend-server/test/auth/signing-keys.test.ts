@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/index';
 import { generateSigningKey } from '../../src/config/keys';
 import type { SigningKeyJwk } from '../../src/http/signing-keys';
-import type { RunningServer } from '../../src/server';
+import { type RunningServer, startServer } from '../../src/server';
 import { RawSocket, socketUrl } from '../realtime/support';
-import { startTestServer } from '../support/server';
+import { databaseKind, startTestServer } from '../support/server';
 import {
   echoFunctionDir,
   hmacWith,
@@ -221,14 +221,20 @@ describe('rotation', () => {
     expect(decodeProtectedHeader(before).kid).toBe(first.kid);
 
     const next = generateSigningKey('RS256');
-    expect(rotating.signingKeys.add(next)).toMatchObject({ kid: next.kid, status: 'standby' });
+    await expect(rotating.signingKeys.add(next)).resolves.toMatchObject({
+      kid: next.kid,
+      status: 'standby',
+    });
     // A standby key is published before it signs, so caches can pick it up.
     const jwks = (await (await fetch(`${rotating.url}/auth/v1/.well-known/jwks.json`)).json()) as {
       keys: { kid: string }[];
     };
     expect(jwks.keys.map((k) => k.kid)).toEqual([first.kid, next.kid]);
 
-    expect(rotating.signingKeys.rotate()).toMatchObject({ kid: next.kid, status: 'current' });
+    await expect(rotating.signingKeys.rotate()).resolves.toMatchObject({
+      kid: next.kid,
+      status: 'current',
+    });
     const { data: refreshed, error } = await c.auth.refreshSession();
     expect(error).toBeNull();
     const after = refreshed.session?.access_token ?? '';
@@ -237,7 +243,7 @@ describe('rotation', () => {
     expect(await userStatus(after)).toBe(200);
 
     // Revoking the previous key refuses its tokens at once, everywhere (no cache keeps them).
-    rotating.signingKeys.setStatus(first.kid, 'revoked');
+    await rotating.signingKeys.setStatus(first.kid, 'revoked');
     expect(await userStatus(before)).toBe(403);
     expect(await userStatus(after)).toBe(200);
     const listed = rotating.signingKeys.list().map(({ kid, status }) => ({ kid, status }));
@@ -247,10 +253,12 @@ describe('rotation', () => {
       { kid: next.kid, status: 'current' },
     ]);
     // Moving a revoked key back to standby and rotating to it is reversible, as on the dashboard.
-    rotating.signingKeys.setStatus(first.kid, 'standby');
-    rotating.signingKeys.rotate(first.kid);
+    await rotating.signingKeys.setStatus(first.kid, 'standby');
+    await rotating.signingKeys.rotate(first.kid);
     expect(await userStatus(before)).toBe(200);
-    expect(() => rotating.signingKeys.setStatus(first.kid, 'revoked')).toThrow(/current key/);
+    await expect(rotating.signingKeys.setStatus(first.kid, 'revoked')).rejects.toThrow(
+      /current key/,
+    );
   });
 });
 
@@ -277,5 +285,34 @@ describe('configuration', () => {
     // Without a current key the legacy secret signs (the hosted state before a rotation).
     const config = await resolveConfig({ signingKeys: [{ ...es, status: 'standby' }] });
     expect(config.signingKeys.current().kid).toBeNull();
+  });
+});
+
+describe.skipIf(databaseKind() === 'postgres')('keys in a data directory', () => {
+  it('keeps a rotation across a restart; a key new to the file waits in standby', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'signing-keys-data-'));
+    const first = generateSigningKey('ES256');
+    const next = generateSigningKey('ES256');
+    const before = await startServer({ port: 0, dataDir, signingKeys: [first] });
+    try {
+      await before.signingKeys.add(next);
+      await before.signingKeys.rotate();
+    } finally {
+      await before.stop();
+    }
+    const later = generateSigningKey('ES256');
+    // The file now names only a new current key: the table keeps the rotation (and the key
+    // the file dropped), and the new key waits for a rotation.
+    const after = await startServer({ port: 0, dataDir, signingKeys: [later] });
+    try {
+      expect(after.signingKeys.list().map(({ kid, status }) => ({ kid, status }))).toEqual([
+        { kid: null, status: 'previous' },
+        { kid: first.kid, status: 'previous' },
+        { kid: next.kid, status: 'current' },
+        { kid: later.kid, status: 'standby' },
+      ]);
+    } finally {
+      await after.stop();
+    }
   });
 });

@@ -56,34 +56,34 @@ describe('SigningKeys', () => {
     expect(verifyJwt(signed, keys).ok).toBe(true);
   });
 
-  it('refuses rotations the dashboard refuses', () => {
+  it('refuses rotations the dashboard refuses', async () => {
     const a = generateSigningKey('ES256');
     const b = { ...generateSigningKey('ES256'), status: 'standby' as const };
     const c = { ...generateSigningKey('ES256'), status: 'standby' as const };
     const keys = new SigningKeys(DEFAULT_JWT_SECRET, [a, b, c]);
-    expect(() => keys.rotate()).toThrow(/several standby keys/);
-    expect(() => keys.rotate(a.kid)).toThrow(/is current, not standby/);
-    expect(() => keys.rotate('nope')).toThrow(/no signing key with kid nope/);
-    expect(() => keys.remove(a.kid)).toThrow(/revoke it before removing it/);
+    await expect(keys.rotate()).rejects.toThrow(/several standby keys/);
+    await expect(keys.rotate(a.kid)).rejects.toThrow(/is current, not standby/);
+    await expect(keys.rotate('nope')).rejects.toThrow(/no signing key with kid nope/);
+    await expect(keys.remove(a.kid)).rejects.toThrow(/revoke it before removing it/);
     const { d: _d, ...publicOnly } = generateSigningKey('ES256');
-    keys.add(publicOnly as SigningKeyJwk, 'previous');
-    keys.setStatus(publicOnly.kid, 'standby');
-    expect(() => keys.rotate(publicOnly.kid)).toThrow(/no private part/);
-    keys.remove(c.kid);
+    await keys.add(publicOnly as SigningKeyJwk, 'previous');
+    await keys.setStatus(publicOnly.kid, 'standby');
+    await expect(keys.rotate(publicOnly.kid)).rejects.toThrow(/no private part/);
+    await keys.remove(c.kid);
     expect(keys.find(c.kid)).toBeUndefined();
-    expect(() => keys.add(b)).toThrow(/duplicate kid/);
+    await expect(keys.add(b)).rejects.toThrow(/duplicate kid/);
   });
 
-  it('forgets verified tokens when a key changes status', () => {
+  it('forgets verified tokens when a key changes status', async () => {
     const a = generateSigningKey('ES256');
     const keys = new SigningKeys(DEFAULT_JWT_SECRET, [a]);
     const token = keys.sign(claims());
     expect(verifyJwt(token, keys).ok).toBe(true);
     expect(keys.verified.has(token)).toBe(true);
     const b = generateSigningKey('ES256');
-    keys.add(b);
-    keys.rotate(b.kid);
-    keys.setStatus(a.kid, 'revoked');
+    await keys.add(b);
+    await keys.rotate(b.kid);
+    await keys.setStatus(a.kid, 'revoked');
     expect(keys.verified.size).toBe(0);
     expect(verifyJwt(token, keys)).toMatchObject({ ok: false, reason: 'invalid' });
   });
