@@ -1,9 +1,10 @@
+import { Agent } from 'node:http';
 import { S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { expect } from 'vitest';
 import type { RunningServer } from '../../src/server';
 import type { TestUser } from './support';
 
-/** An SDK client of the server's S3 endpoint (no retries, so every answer is seen once). */
+/** An SDK client of the server's S3 endpoint. */
 export function s3Client(
   server: RunningServer,
   options: {
@@ -19,7 +20,10 @@ export function s3Client(
     endpoint: s3.url,
     region: s3.region,
     forcePathStyle: true,
+    // One attempt, so every answer is seen as sent; no kept-alive sockets, which the server
+    // closes after 5 s idle (on a loaded machine a reused one can meet a reset).
     maxAttempts: 1,
+    requestHandler: { httpAgent: new Agent({ keepAlive: false }) },
     systemClockOffset: options.clockOffsetMs ?? 0,
     credentials: {
       accessKeyId: options.accessKeyId ?? s3.accessKeyId,
