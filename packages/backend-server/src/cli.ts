@@ -274,6 +274,14 @@ async function main(argv: string[]): Promise<number> {
       `  secret key:       ${server.secretKey}`,
       `  anon key:         ${server.anonKey}`,
       `  service_role key: ${server.serviceRoleKey}`,
+      ...(server.s3
+        ? [
+            `  S3 URL:           ${server.s3.url}`,
+            `  S3 access key:    ${server.s3.accessKeyId}`,
+            `  S3 secret key:    ${server.s3.secretAccessKey}`,
+            `  S3 region:        ${server.s3.region}`,
+          ]
+        : []),
       '',
     ].join('\n'),
   );

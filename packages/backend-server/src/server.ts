@@ -44,6 +44,11 @@ export interface RunningServer {
   /** Where stored files are kept (`<dataDir>/storage`, or a temp dir removed at stop). */
   storageDir: string;
   /**
+   * The S3 protocol's endpoint and service-role credentials (null when it is off), for
+   * `new S3Client({ endpoint: s3.url, region: s3.region, forcePathStyle: true, credentials })`.
+   */
+  s3: { url: string; region: string; accessKeyId: string; secretAccessKey: string } | null;
+  /**
    * The signing keys: list them, add a standby key, rotate, revoke (as the hosted dashboard
    * does); every service sees a change at once.
    */
@@ -221,6 +226,14 @@ export async function startServer(
       secretKey: config.secretKeys[0] as string,
       jwtSecret: config.jwtSecret,
       storageDir: config.storageDir,
+      s3: config.storage.s3Protocol.enabled
+        ? {
+            url: `${config.url}/storage/v1/s3`,
+            region: config.storage.s3Protocol.region,
+            accessKeyId: config.storage.s3Protocol.accessKeyId,
+            secretAccessKey: config.storage.s3Protocol.secretAccessKey,
+          }
+        : null,
       consoleUrl: consoleLink(config),
       mailUrl: consoleLink(config, 'mail'),
       signingKeys: config.signingKeys,

@@ -20,6 +20,7 @@ export type {
   ImageTransformationOptions,
   RealtimeOptions,
   RestOptions,
+  S3ProtocolOptions,
   StartServerOptions,
   StorageOptions,
 } from './options';

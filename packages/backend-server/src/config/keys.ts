@@ -100,3 +100,8 @@ export function generateSigningKey(algorithm: 'ES256' | 'RS256' = 'ES256'): Sign
     ...material,
   };
 }
+
+/** The local S3 protocol access key id (public, like the local API keys). */
+export const DEFAULT_S3_ACCESS_KEY_ID = 'backendlocals3key000';
+/** The local S3 protocol secret access key (public, like the local API keys). */
+export const DEFAULT_S3_SECRET_ACCESS_KEY = 'backend-local-s3-secret-0000000000000000';

@@ -250,6 +250,29 @@ export interface StorageOptions {
    * } } });
    */
   buckets?: Record<string, BucketOptions>;
+  /**
+   * The S3 protocol at `/storage/v1/s3` (the hosted `[storage.s3_protocol]`): the AWS SDKs
+   * and tools work against the same buckets and objects, signed with these keys (the service
+   * role) or with session-token credentials (a user, under RLS). On by default, with fixed
+   * local keys: set your own before the server is reachable by others.
+   *
+   * @example
+   * startServer({ storage: { s3Protocol: { region: 'eu-central-1',
+   *   accessKeyId: process.env.S3_KEY_ID, secretAccessKey: process.env.S3_SECRET } } });
+   */
+  s3Protocol?: S3ProtocolOptions;
+}
+
+/** Settings of {@link StorageOptions.s3Protocol}. */
+export interface S3ProtocolOptions {
+  /** Serve the S3 protocol. Default true (the hosted CLI's default). */
+  enabled?: boolean;
+  /** The region reported to clients (GetBucketLocation, HeadBucket). Default `local`. */
+  region?: string;
+  /** Access key id of the service-role credentials. Default `backendlocals3key000`. */
+  accessKeyId?: string;
+  /** Its secret. Default `backend-local-s3-secret-0000000000000000`. */
+  secretAccessKey?: string;
 }
 
 /**

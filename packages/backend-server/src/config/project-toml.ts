@@ -217,6 +217,7 @@ function thirdPartyAuth(toml: Table, file: string): ThirdPartyAuthOptions | unde
  * `[auth.hook.<name>] enabled`, `uri`, `secrets` (see `authHooksFromToml`);
  * `[auth.third_party.<name>]` (see {@link thirdPartyAuth});
  * `[storage] file_size_limit`; `[storage.buckets.<name>]` (see {@link projectBuckets});
+ * `[storage.s3_protocol] enabled`;
  * `[functions.<name>] verify_jwt` and `[edge_runtime.secrets]` (both read while running;
  * see {@link edgeRuntimeSecrets}). Other keys are ignored.
  */
@@ -308,6 +309,8 @@ export async function projectOptions(dir: string): Promise<StartServerOptions> {
   }
   const buckets = projectBuckets(toml, root, file);
   if (buckets) options.storage = { ...options.storage, buckets };
+  const s3 = get<boolean>('storage.s3_protocol.enabled', 'boolean');
+  if (s3 !== undefined) options.storage = { ...options.storage, s3Protocol: { enabled: s3 } };
   // Checked now, so a bad value stops the start; functions read them while running.
   edgeRuntimeSecrets(toml, file);
   return options;

@@ -17,6 +17,8 @@ import {
   createApiKeys,
   DEFAULT_JWT_SECRET,
   DEFAULT_PUBLISHABLE_KEY,
+  DEFAULT_S3_ACCESS_KEY_ID,
+  DEFAULT_S3_SECRET_ACCESS_KEY,
   DEFAULT_SECRET_KEY,
 } from './keys';
 import { resolveOAuthServer } from './oauth-server';
@@ -26,6 +28,7 @@ import type {
   ConsoleOptions,
   FunctionsOptions,
   ImageTransformationOptions,
+  S3ProtocolOptions,
   StartServerOptions,
 } from './options';
 import { mergeOptions, projectOptions } from './project-toml';
@@ -149,10 +152,28 @@ export async function resolveConfig(given: StartServerOptions = {}): Promise<Ser
       signedUploadExpiry: options.storage?.signedUploadExpiry ?? 60,
       imageTransformation: resolveImageTransformation(options.storage?.imageTransformation ?? {}),
       buckets: resolveBuckets(options.storage?.buckets ?? {}),
+      s3Protocol: resolveS3Protocol(options.storage?.s3Protocol ?? {}),
     },
     console: resolveConsole(options.console ?? {}),
     log: options.log ?? false,
   };
+}
+
+function resolveS3Protocol(options: S3ProtocolOptions): ServerConfig['storage']['s3Protocol'] {
+  const out = {
+    enabled: options.enabled ?? true,
+    region: options.region ?? 'local',
+    accessKeyId: options.accessKeyId ?? DEFAULT_S3_ACCESS_KEY_ID,
+    secretAccessKey: options.secretAccessKey ?? DEFAULT_S3_SECRET_ACCESS_KEY,
+  };
+  for (const [name, value] of Object.entries(out)) {
+    if (name !== 'enabled' && (typeof value !== 'string' || value === '' || /[/\s]/.test(value))) {
+      throw new Error(
+        `storage.s3Protocol.${name} must be a non-empty string without spaces or '/'`,
+      );
+    }
+  }
+  return out;
 }
 
 function resolveConsole(options: ConsoleOptions): ServerConfig['console'] {

@@ -14,6 +14,7 @@ import type {
   ImageTransformationOptions,
   RealtimeOptions,
   RestOptions,
+  S3ProtocolOptions,
   StorageOptions,
 } from './options';
 import type { ResolvedMfa, ResolvedSms } from './sms-mfa';
@@ -81,8 +82,12 @@ export interface ServerConfig {
     external: ResolvedExternal;
   };
   rest: Required<RestOptions>;
-  storage: Required<Omit<StorageOptions, 'imageTransformation' | 'buckets' | 'directory'>> & {
+  storage: Required<
+    Omit<StorageOptions, 'imageTransformation' | 'buckets' | 'directory' | 's3Protocol'>
+  > & {
     imageTransformation: Required<ImageTransformationOptions>;
+    /** The S3 protocol (`/storage/v1/s3`), defaults filled in. */
+    s3Protocol: Required<S3ProtocolOptions>;
     /** Buckets made or updated at start (absolute `objectsPath`). */
     buckets: Record<string, BucketOptions>;
   };

@@ -43,9 +43,18 @@ export async function authenticate(
 ): Promise<Caller> {
   const result = await verifyAccessToken(gateway.token ?? '', keys);
   if (!result.ok) throw ERR.accessDenied(result.detail);
-  const role = typeof result.claims.role === 'string' ? result.claims.role : 'anon';
-  const sub = typeof result.claims.sub === 'string' ? result.claims.sub : null;
-  return { ctx: context(req, path, role, result.claims), owner: sub, role };
+  return callerOfClaims(req, path, result.claims);
+}
+
+/** The caller a verified token's claims stand for (its `role`, else anon; its `sub`). */
+export function callerOfClaims(
+  req: Request,
+  path: string,
+  claims: Record<string, unknown>,
+): Caller {
+  const role = typeof claims.role === 'string' ? claims.role : 'anon';
+  const sub = typeof claims.sub === 'string' ? claims.sub : null;
+  return { ctx: context(req, path, role, claims), owner: sub, role };
 }
 
 /**

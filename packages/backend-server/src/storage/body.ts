@@ -41,7 +41,7 @@ function decodeXMetadata(header: string): Record<string, unknown> {
  * Reads the rest of a body we no longer need (so the client gets our answer rather than a
  * reset connection), up to a bound.
  */
-async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+export async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
   let drained = 0;
   try {
     for (;;) {

@@ -34,7 +34,7 @@ export async function openObject(
 }
 
 /** A single `bytes=` range of a `size`-byte object, null when there is none, 'bad' when unsatisfiable. */
-function parseRange(
+export function parseRange(
   header: string | null,
   size: number,
 ): { start: number; end: number } | null | 'bad' {

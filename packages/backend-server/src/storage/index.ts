@@ -6,6 +6,7 @@ import { collectRetired } from './objects';
 import { createRenderer, type Renderer } from './render';
 import { RenderCache } from './render-cache';
 import { storageRoutes } from './router';
+import { S3_SQL } from './s3/schema';
 import { STORAGE_SQL } from './schema';
 import { seedBuckets } from './seed-buckets';
 import { createTus } from './tus';
@@ -18,7 +19,7 @@ import { createTus } from './tus';
 export const storageService: ServiceModule = {
   name: 'storage',
   basePath: '/storage/v1',
-  platformSql: STORAGE_SQL,
+  platformSql: STORAGE_SQL + S3_SQL,
   keyAuth: false,
   async create(ctx) {
     const { config, db } = ctx;
@@ -26,8 +27,10 @@ export const storageService: ServiceModule = {
     await disk.init();
     // Startup sweep: bytes no row references, temp files, dead tus uploads.
     await collectRetired(db, disk);
+    // Object versions, and the parts of S3 multipart uploads (files of the store too).
     const { rows } = await db.query<{ version: string }>(
-      'select version from storage.objects where version is not null',
+      `select version from storage.objects where version is not null
+       union all select version from storage.s3_multipart_uploads_parts`,
     );
     const referenced = new Set(rows.map((r) => r.version));
     const swept = await disk.sweep(referenced);
@@ -73,7 +76,10 @@ export const storageService: ServiceModule = {
     }, 60_000);
     collector.unref();
     return {
-      routes: storageRoutes(s, tus, config.trustedProxies),
+      routes: storageRoutes(s, tus, config.trustedProxies, {
+        s,
+        settings: { ...config.storage.s3Protocol, anonKey: config.anonKey, now: Date.now },
+      }),
       close: async () => {
         clearInterval(collector);
         await tus.close();

@@ -22,6 +22,8 @@ import {
   signObjects,
 } from './manage';
 import { renderRoute } from './render';
+import type { S3Context } from './s3/auth';
+import { handleS3, S3_PATH } from './s3/router';
 import { TUS_PATH, type TusService } from './tus';
 import { createSignedUpload, uploadObject, uploadToSignedUrl } from './upload';
 
@@ -134,11 +136,14 @@ export function storageRoutes(
   s: StorageContext,
   tus: TusService,
   trusted: TrustedProxies,
+  s3: S3Context,
 ): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.all('*', async (c) => {
     const req = c.req.raw;
     const url = new URL(req.url);
+    if (url.pathname === S3_PATH || url.pathname.startsWith(`${S3_PATH}/`))
+      return handleS3(s3, req);
     const gateway = c.get('gateway');
     const path = url.pathname.slice(BASE.length);
     if (url.pathname === TUS_PATH || url.pathname.startsWith(`${TUS_PATH}/`)) {

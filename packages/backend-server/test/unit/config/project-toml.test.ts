@@ -2,12 +2,14 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_S3_ACCESS_KEY_ID, DEFAULT_S3_SECRET_ACCESS_KEY } from '../../../src/config/keys';
 import {
   edgeRuntimeSecrets,
   parseProjectToml,
   projectOptions,
   sizeInBytes,
 } from '../../../src/config/project-toml';
+import { resolveConfig } from '../../../src/config/resolve';
 
 async function project(files: Record<string, string>): Promise<string> {
   const root = await mkdtemp(join(tmpdir(), 'project-'));
@@ -239,6 +241,23 @@ describe('config.toml (hosted CLI layout)', () => {
         google: { clientId: '53566906701-abc.apps.googleusercontent.com', skipNonceCheck: true },
       },
     });
+  });
+
+  it('reads [storage.s3_protocol] enabled; the server defaults and checks the rest', async () => {
+    const off = await project({ 'config.toml': '[storage.s3_protocol]\nenabled = false\n' });
+    expect((await projectOptions(off)).storage).toEqual({ s3Protocol: { enabled: false } });
+    const config = await resolveConfig({ projectDir: off });
+    expect(config.storage.s3Protocol).toMatchObject({ enabled: false, region: 'local' });
+    const on = await resolveConfig({});
+    expect(on.storage.s3Protocol).toEqual({
+      enabled: true,
+      region: 'local',
+      accessKeyId: DEFAULT_S3_ACCESS_KEY_ID,
+      secretAccessKey: DEFAULT_S3_SECRET_ACCESS_KEY,
+    });
+    await expect(resolveConfig({ storage: { s3Protocol: { region: 'a b' } } })).rejects.toThrow(
+      'storage.s3Protocol.region must be a non-empty string',
+    );
   });
 
   it('replaces env(NAME) values with the environment', () => {
