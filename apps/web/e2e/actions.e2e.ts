@@ -89,6 +89,7 @@ describe('menus, selection, keyboard, zip downloads, Starred, Recent and the gri
       'Download',
       'Share',
       'Activity',
+      'Versions',
       'Rename',
       'Move',
       'Add star',

@@ -152,7 +152,13 @@ describe('sharing folders and files with people', () => {
     const team = await rowOf(vera, 'Team').textContent();
     expect(team).toContain('Olga · Viewer');
     expect(await vera.locator('.list-head').textContent()).toContain('Shared');
-    expect(await menuItems(vera, 'solo.txt')).toEqual(['Preview', 'Download', 'Share', 'Activity']);
+    expect(await menuItems(vera, 'solo.txt')).toEqual([
+      'Preview',
+      'Download',
+      'Share',
+      'Activity',
+      'Versions',
+    ]);
     await vera.screenshot({ path: `${shots}shared-with-me.png` });
     await expectAccessible(vera, 'Shared with me');
 
@@ -168,6 +174,7 @@ describe('sharing folders and files with people', () => {
       'Download',
       'Share',
       'Activity',
+      'Versions',
     ]);
     for (const button of ['Upload files', 'Upload folder', 'New folder']) {
       expect(await vera.getByRole('button', { name: button }).count()).toBe(0);
@@ -257,7 +264,16 @@ describe('sharing folders and files with people', () => {
     await rowOf(eddie, 'notes.txt').waitFor();
     await expect
       .poll(() => menuItems(eddie, 'notes.txt'), { timeout: 10_000 })
-      .toEqual(['Preview', 'Download', 'Share', 'Activity', 'Rename', 'Move', 'Move to Trash']);
+      .toEqual([
+        'Preview',
+        'Download',
+        'Share',
+        'Activity',
+        'Versions',
+        'Rename',
+        'Move',
+        'Move to Trash',
+      ]);
     await upload(eddie, 'from-eddie.txt', 'Added by Eddie.\n');
     // Moving Olga's items: only within her folders Eddie edits, never to his own My files.
     await eddie.getByRole('button', { name: 'Actions for from-eddie.txt' }).click();

@@ -50,6 +50,10 @@ export function describeActivity(row: ActivityRow, me: string | undefined): stri
       return `moved ${item} to the Trash`;
     case 'restored':
       return `restored ${item}`;
+    case 'version_uploaded':
+      return `uploaded a new version of ${item}`;
+    case 'version_restored':
+      return `restored a version of ${item}`;
     case 'shared': {
       const who = d.user === me ? 'you' : String(d.email);
       const role = ROLE[String(d.role)] ?? String(d.role);

@@ -31,6 +31,7 @@ const MoveDialog = lazy(() => import('./MoveDialog'));
 const ShareDialog = lazy(() => import('./ShareDialog'));
 const Preview = lazy(() => import('./Preview'));
 const ActivityPanel = lazy(() => import('./ActivityPanel'));
+const VersionsPanel = lazy(() => import('./VersionsPanel'));
 
 type Pane =
   | { kind: 'rename'; entry: Entry }
@@ -39,6 +40,7 @@ type Pane =
   | { kind: 'preview'; file: FileRow }
   | { kind: 'delete-forever'; entries: Entry[] }
   | { kind: 'activity'; entry: Entry }
+  | { kind: 'versions'; file: FileRow }
   | null;
 
 export type ViewMode = 'list' | 'grid';
@@ -163,6 +165,9 @@ export function Browser(props: Props) {
         break;
       case 'activity':
         setPane({ kind: 'activity', entry: one });
+        break;
+      case 'versions':
+        if (one.kind === 'file') setPane({ kind: 'versions', file: one.row });
         break;
     }
   };
@@ -360,6 +365,14 @@ export function Browser(props: Props) {
             id={pane.entry.row.id}
             name={pane.entry.row.name}
             onClose={closePane}
+          />
+        ) : null}
+        {pane?.kind === 'versions' ? (
+          <VersionsPanel
+            file={pane.file}
+            role={roleOf(pane.file)}
+            onClose={closePane}
+            onDownload={(file) => void actions.download(file)}
           />
         ) : null}
         {pane?.kind === 'share' ? (

@@ -16,6 +16,7 @@ import { useAccessEvents } from '../lib/use-access-events';
 import { useDrive } from '../lib/use-drive';
 import { useAddFiles } from './add-files';
 import type { LayoutContext } from './layout-context';
+import { ReplaceDialogHost } from './ReplaceDialog';
 import { SignOutButton } from './SignOutButton';
 import { Toasts } from './Toasts';
 import { UploadTray } from './UploadTray';
@@ -160,6 +161,7 @@ export default function Layout() {
       </div>
       <UploadTray view={uploads} />
       <Toasts />
+      <ReplaceDialogHost />
       {dragging ? (
         <div className="dropzone" aria-hidden="true">
           <p>Drop files or folders to upload them here</p>

@@ -5,6 +5,7 @@ import { type FileRow, keys, storageUsage, type Usage } from '../lib/api';
 import type { DriveClient } from '../lib/client-types';
 import type { Picked, PickedFile } from '../lib/dropped';
 import { useDrive, userErrorOf } from '../lib/use-drive';
+import { askReplace } from './ReplaceDialog';
 
 export const MAX_FILE_BYTES = 5 * 1024 ** 3;
 
@@ -34,6 +35,34 @@ async function createTree(client: DriveClient, parent: string | null, folders: s
     ids.set(key, id);
   }
   return ids;
+}
+
+/**
+ * The ready files of `folderId` (null: my own My files) named like one of `files`, by lower-case
+ * name: the ones an upload would replace.
+ */
+async function takenNames(
+  client: DriveClient,
+  folderId: string | null,
+  files: PickedFile[],
+): Promise<Map<string, string>> {
+  if (files.length === 0) return new Map();
+  let query = client
+    .from('files')
+    .select('id,name,owner_id')
+    .eq('status', 'ready')
+    .is('trashed_at', null)
+    .in(
+      'name',
+      files.map((f) => f.file.name),
+    );
+  if (folderId) query = query.eq('folder_id', folderId);
+  else {
+    const { data } = await client.auth.getSession();
+    query = query.is('folder_id', null).eq('owner_id', data.session?.user.id ?? '');
+  }
+  const rows = (await unwrap(query)) as Array<{ id: string; name: string }>;
+  return new Map(rows.map((r) => [r.name.toLowerCase(), r.id]));
 }
 
 /**
@@ -102,13 +131,37 @@ export function useAddFiles(queue: UploadQueue<FileRow>) {
           return;
         }
       }
+      // Files (not folder uploads) whose names are taken here: Replace or Keep both.
+      let taken = new Map<string, string>();
+      try {
+        taken = await takenNames(
+          client,
+          folderId,
+          accepted.filter((f) => f.path.length === 0),
+        );
+      } catch {
+        taken = new Map(); // Keep both, as before: the backend picks a free name.
+      }
+      if (taken.size > 0) {
+        const choice = await askReplace(
+          [...new Set(accepted.map((f) => f.file.name))].filter((n) => taken.has(n.toLowerCase())),
+        );
+        if (choice === null) {
+          accepted = accepted.filter(
+            (f) => f.path.length > 0 || !taken.has(f.file.name.toLowerCase()),
+          );
+        } else if (choice === 'keep') taken = new Map();
+      }
       if (accepted.length) {
         queue.add(
-          accepted.map((f) => ({
-            file: f.file,
-            target: folders.get(f.path.join('/')) ?? folderId,
-            meta: f.handle ? { handle: f.handle } : null,
-          })),
+          accepted.map((f) => {
+            const replace = f.path.length === 0 ? taken.get(f.file.name.toLowerCase()) : undefined;
+            return {
+              file: f.file,
+              target: folders.get(f.path.join('/')) ?? folderId,
+              meta: replace ? { replace } : f.handle ? { handle: f.handle } : null,
+            };
+          }),
         );
       }
       notify(problems);

@@ -12,6 +12,7 @@ export type Command =
   | 'download'
   | 'share'
   | 'activity'
+  | 'versions'
   | 'rename'
   | 'move'
   | 'star'
@@ -26,6 +27,7 @@ export const LABELS: Record<Command, string> = {
   download: 'Download',
   share: 'Share',
   activity: 'Activity',
+  versions: 'Versions',
   rename: 'Rename',
   move: 'Move',
   star: 'Add star',
@@ -74,6 +76,7 @@ export function entryCommands(
   else if (ready(entry)) out.push('preview');
   if (ready(entry)) out.push('download', 'share');
   out.push('activity');
+  if (entry.kind === 'file' && ready(entry)) out.push('versions');
   if (canEdit(role)) out.push('rename', 'move');
   if (role === 'owner') out.push(entry.row.starred_at ? 'unstar' : 'star');
   if (canEdit(role)) out.push('trash');

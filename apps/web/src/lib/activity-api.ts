@@ -24,7 +24,9 @@ export interface ActivityRow {
     | 'trashed'
     | 'restored'
     | 'shared'
-    | 'unshared';
+    | 'unshared'
+    | 'version_uploaded'
+    | 'version_restored';
   details: Record<string, unknown>;
   at: string;
   actor_name: string | null;

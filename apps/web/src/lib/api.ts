@@ -38,6 +38,8 @@ export interface FileRow {
   starred_at?: string | null;
   ancestors?: string[];
   trashed_by?: string | null;
+  /** The version readers get (see versions-api.ts). */
+  current_version_id?: string | null;
 }
 
 export interface ShareRow {
@@ -101,6 +103,7 @@ export const LIVE_KEYS = [
   [...keys.views],
   [...keys.grants],
   ['access'],
+  ['versions'],
 ];
 
 /**

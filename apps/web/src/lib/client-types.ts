@@ -36,6 +36,7 @@ export interface Table {
   select(columns?: string, options?: { count?: 'exact'; head?: boolean }): Query;
   insert(values: Record<string, unknown> | Record<string, unknown>[]): Query;
   update(values: Record<string, unknown>): Query;
+  upsert(values: Record<string, unknown> | Record<string, unknown>[]): Query;
   delete(): Query;
 }
 

@@ -15,6 +15,7 @@ import { BUCKET, beginUpload, discardUpload, type FileRow, markReady, type Uploa
 import type { DriveClient } from './client-types';
 import { onSignOutByUser } from './session';
 import { uploadRecords } from './upload-records';
+import { beginVersion, finishVersion } from './versions-api';
 
 /** Delays before each retry of a failed chunk, as the product fixes them. */
 export const RETRY_DELAYS = [0, 1000, 3000, 5000] as const;
@@ -39,6 +40,8 @@ const REPORT_EVERY_MS = 2000;
 export interface DriveUploadMeta {
   /** The files row, once `begin_upload` gave it. */
   fileId?: string;
+  /** A new version of this file ("Replace"), not a new file. */
+  replace?: string;
   /** The file's handle (File System Access API), when it came with one. */
   handle?: FileSystemFileHandle;
 }
@@ -142,6 +145,7 @@ export function driveUploadRunner(
   return async (item, control) => {
     const file = item.file as File;
     const meta = (item.meta ?? {}) as DriveUploadMeta;
+    if (meta.replace) return uploadVersion(client, meta.replace, file, item, control);
     const { upload: record, ...row } = (await unwrap(
       beginUpload(client, (item.target as string | null) ?? null, {
         name: item.name,
@@ -196,21 +200,8 @@ export function driveUploadRunner(
       },
       onRetry: (r: { delay: number; error: unknown }) => control.onRetry(r.delay, r.error),
     }) as SdkUpload;
-    const stopped = new Promise<never>((_, reject) => {
-      const stop = () => {
-        const reason = control.signal.reason;
-        // A cancel is discarded by the queue's onCancel (the server's upload included).
-        if (reason === 'cancel') void upload.abort();
-        else {
-          upload.pause();
-          report();
-        }
-        reject(reason);
-      };
-      if (control.signal.aborted) stop();
-      else control.signal.addEventListener('abort', stop, { once: true });
-    });
-    const outcome = await Promise.race([upload.result, stopped]);
+    // A cancel is discarded by the queue's onCancel (the server's upload included).
+    const outcome = await settle(upload, control, report);
     if (outcome.error) {
       report();
       throw outcome.error;
@@ -220,6 +211,69 @@ export function driveUploadRunner(
     await uploadRecords.remove(row.id);
     return ready;
   };
+}
+
+type Item = Parameters<UploadRunner<FileRow>>[0];
+type Control = Parameters<UploadRunner<FileRow>>[1];
+
+/** Runs an SDK upload until it ends, pausing it (or dropping it, on Cancel) when stopped. */
+async function settle(upload: SdkUpload, control: Control, onStop: () => void = () => {}) {
+  const stopped = new Promise<never>((_, reject) => {
+    const stop = () => {
+      const reason = control.signal.reason;
+      if (reason === 'cancel') void upload.abort();
+      else {
+        upload.pause();
+        onStop();
+      }
+      reject(reason);
+    };
+    if (control.signal.aborted) stop();
+    else control.signal.addEventListener('abort', stop, { once: true });
+  });
+  return Promise.race([upload.result, stopped]);
+}
+
+/** tus upload URLs of new versions, by version: a paused or retried one resumes. */
+const versionUrls = new Map<string, string>();
+
+/**
+ * A new version of a file ("Replace"): `begin_version` gives (or, for the same uploader and
+ * size, gives back) its row and object path, the bytes go up resumably as any upload's, and
+ * `finish_version` switches the file to it — readers get the old content until then.
+ */
+async function uploadVersion(
+  client: DriveClient,
+  fileId: string,
+  file: File,
+  item: Item,
+  control: Control,
+): Promise<FileRow> {
+  const begun = (await unwrap(beginVersion(client, fileId, item.size, file.type))) as {
+    id: string;
+    object_path: string;
+    mime_type: string;
+  };
+  if (control.signal.aborted) throw control.signal.reason;
+  const upload = client.storage.from(BUCKET).uploadResumable(begun.object_path, file, {
+    contentType: begun.mime_type,
+    chunkSize: CHUNK_SIZE,
+    parallel: parallelParts(PARALLEL_PARTS, { chunkSize: partChunkSize(item.size) }),
+    retryDelays: RETRY_DELAYS,
+    name: `${begun.id}:${item.name}`,
+    urlStore: {
+      get: async () => versionUrls.get(begun.id) ?? null,
+      set: async (_key: string, url: string) => void versionUrls.set(begun.id, url),
+      remove() {},
+    },
+    onProgress: (p: { bytes: number; total?: number }) =>
+      control.onProgress(p.bytes, p.total ?? item.size),
+    onRetry: (r: { delay: number; error: unknown }) => control.onRetry(r.delay, r.error),
+  }) as SdkUpload;
+  const outcome = await settle(upload, control);
+  if (outcome.error) throw outcome.error;
+  versionUrls.delete(begun.id);
+  return (await unwrap(finishVersion(client, begun.id))) as FileRow;
 }
 
 let shared: UploadQueue<FileRow> | null = null;

@@ -19,6 +19,7 @@ import { deleteForever } from '../lib/views-api';
 import { PasskeySettings } from './Passkeys';
 import { SignInMethods } from './SignInMethods';
 import { TwoStepSettings } from './TwoStep';
+import { VersionSettings } from './VersionSettings';
 
 function Section({ title, children }: { title: string; children: ReactNode }) {
   const id = useId();
@@ -136,6 +137,9 @@ export default function SettingsScreen() {
         ) : (
           <p role="status">Loading…</p>
         )}
+      </Section>
+      <Section title="Versions">
+        <VersionSettings />
       </Section>
       <Section title="Appearance">
         <Appearance />

@@ -172,7 +172,7 @@ describe('Trash', () => {
       [old.id],
     );
     const purged = await trashFunction(a, { action: 'purge' });
-    expect(purged.data).toEqual({ deleted: 1, objects: 1 });
+    expect(purged.data).toEqual({ deleted: 1, objects: 1, versions: 0 });
     expect(await get(a, 'files', old.id)).toBeNull();
     expect(await get(a, 'files', recent.id)).not.toBeNull();
     const emptied = await trashFunction(a, { action: 'empty' });

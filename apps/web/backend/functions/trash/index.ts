@@ -4,8 +4,10 @@
  *
  *   POST /functions/v1/trash {"action": "delete", "files": [id…], "folders": [id…]}
  *   POST /functions/v1/trash {"action": "empty"}   every entry of the caller's Trash
- *   POST /functions/v1/trash {"action": "purge"}   entries deleted more than 30 days ago
- *   200 {"deleted": <entries>, "objects": <stored objects removed>}
+ *   POST /functions/v1/trash {"action": "purge"}   entries deleted more than 30 days ago, and
+ *                                                  versions past their owner's retention
+ *   POST /functions/v1/trash {"action": "version", "version": id}   one older version of a file
+ *   200 {"deleted": <entries>, "objects": <stored objects removed>, "versions": <versions deleted>}
  *   400 {error: "invalid_request"} · 401 {error: "unauthorized"} · 502 {error: "unavailable"}
  *
  * It acts with the caller's own token, so row level security decides what it can see and
@@ -40,6 +42,7 @@ const { cors, json } = http('POST, OPTIONS');
 
 type Request_ =
   | { action: 'delete'; files: string[]; folders: string[] }
+  | { action: 'version'; version: string }
   | { action: 'empty' | 'purge' };
 
 const ids = (v: unknown): string[] | null =>
@@ -60,6 +63,11 @@ async function readRequest(req: Request): Promise<Request_ | null> {
   }
   if (typeof body !== 'object' || body === null) return null;
   if (body.action === 'empty' || body.action === 'purge') return { action: body.action };
+  if (body.action === 'version') {
+    return typeof body.version === 'string' && UUID.test(body.version)
+      ? { action: 'version', version: body.version }
+      : null;
+  }
   if (body.action !== 'delete') return null;
   const files = ids(body.files);
   const folders = ids(body.folders);
@@ -84,7 +92,7 @@ Deno.serve(async (req) => {
     return json(400, {
       error: 'invalid_request',
       message:
-        'Expected {"action": "delete", "files": [uuid…], "folders": [uuid…]}, "empty" or "purge".',
+        'Expected {"action": "delete", "files": [uuid…], "folders": [uuid…]}, "empty", "purge" or {"action": "version", "version": uuid}.',
     });
   }
   const headers = { apikey, authorization, 'content-type': 'application/json' };
@@ -99,7 +107,42 @@ Deno.serve(async (req) => {
     return (await res.json()) as T;
   };
 
+  const remove = async (paths: string[]) => {
+    for (let i = 0; i < paths.length; i += REMOVE_BATCH) {
+      const res = await fetch(`${url}/storage/v1/object/files`, {
+        method: 'DELETE',
+        headers,
+        body: JSON.stringify({ prefixes: paths.slice(i, i + REMOVE_BATCH) }),
+      });
+      if (!res.ok) throw new Upstream(res.status);
+      await res.body?.cancel();
+    }
+  };
+  // Versions go the same way: marked, their objects removed, then the rows (see
+  // migrations/20261127001600_versions_calls.sql).
+  const pruneVersions = async () => {
+    const objects = await rpc<Array<{ object_path: string }>>('begin_prune_versions', {});
+    await remove(objects.map((o) => o.object_path));
+    return { objects: objects.length, versions: await rpc<number>('finish_version_deletes', {}) };
+  };
+
   try {
+    if (request.action === 'version') {
+      // The database's refusal (not found, not an Editor, the current version) as it is.
+      const res = await fetch(`${url}/rest/v1/rpc/begin_delete_version`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ p_version: request.version }),
+      });
+      if (res.status >= 400 && res.status < 500 && res.status !== 401) {
+        return json(res.status, await res.json());
+      }
+      if (!res.ok) throw new Upstream(res.status);
+      const objects = (await res.json()) as Array<{ object_path: string }>;
+      await remove(objects.map((o) => o.object_path));
+      const versions = await rpc<number>('finish_version_deletes', {});
+      return json(200, { deleted: 0, objects: objects.length, versions });
+    }
     let files: string[];
     let folders: string[];
     if (request.action === 'delete') {
@@ -111,24 +154,29 @@ Deno.serve(async (req) => {
       files = roots.filter((r) => r.kind === 'file').map((r) => r.id);
       folders = roots.filter((r) => r.kind === 'folder').map((r) => r.id);
     }
-    if (files.length + folders.length === 0) return json(200, { deleted: 0, objects: 0 });
+    // The purge also prunes versions past their owners' retention.
+    const pruned = request.action === 'purge' ? await pruneVersions() : null;
+    const answer = (deleted: number, objects: number) =>
+      json(
+        200,
+        pruned
+          ? { deleted, objects: objects + pruned.objects, versions: pruned.versions }
+          : { deleted, objects },
+      );
+    if (files.length + folders.length === 0) return answer(0, 0);
 
     const objects = await rpc<Array<{ object_path: string }>>('begin_delete_forever', {
       p_files: files,
       p_folders: folders,
     });
-    const paths = objects.map((o) => o.object_path);
-    for (let i = 0; i < paths.length; i += REMOVE_BATCH) {
-      const res = await fetch(`${url}/storage/v1/object/files`, {
-        method: 'DELETE',
-        headers,
-        body: JSON.stringify({ prefixes: paths.slice(i, i + REMOVE_BATCH) }),
-      });
-      if (!res.ok) throw new Upstream(res.status);
-      await res.body?.cancel();
-    }
+    const older = await rpc<Array<{ object_path: string }>>('deleting_version_objects', {
+      p_files: files,
+      p_folders: folders,
+    });
+    const paths = [...objects, ...older].map((o) => o.object_path);
+    await remove(paths);
     const deleted = await rpc<number>('delete_trashed', { p_files: files, p_folders: folders });
-    return json(200, { deleted, objects: paths.length });
+    return answer(deleted, paths.length);
   } catch (error) {
     if (error instanceof Upstream && (error.status === 401 || error.status === 403)) {
       return json(401, { error: 'unauthorized', message: 'Sign in again to empty your Trash.' });

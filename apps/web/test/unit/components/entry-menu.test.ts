@@ -25,6 +25,7 @@ describe('entry menus', () => {
       'download',
       'share',
       'activity',
+      'versions',
       'rename',
       'move',
       'star',
@@ -80,12 +81,14 @@ describe('entry menus', () => {
       'download',
       'share',
       'activity',
+      'versions',
     ]);
     expect(entryCommands(file(), 'drive', 'editor')).toEqual([
       'preview',
       'download',
       'share',
       'activity',
+      'versions',
       'rename',
       'move',
       'trash',

@@ -1,0 +1,138 @@
+import { useBackendMutation, useBackendQuery, useUser } from '@app/backend-react';
+import { lazy, Suspense, useState } from 'react';
+import { formatBytes, formatDate } from '../format';
+import { type FileRow, LIVE_KEYS } from '../lib/api';
+import type { DriveClient } from '../lib/client-types';
+import { canEdit, type Role } from '../lib/roles';
+import { showToast } from '../lib/toasts';
+import {
+  deleteVersion,
+  listVersions,
+  restoreVersion,
+  type VersionRow,
+  versionFile,
+  versionsKey,
+} from '../lib/versions-api';
+import { timeAgo } from './ActivityPanel';
+import { Dialog } from './Dialog';
+import { ErrorText } from './ErrorText';
+
+const Preview = lazy(() => import('./Preview'));
+
+/**
+ * The versions of a file, newest first (size, who uploaded it, when; the current one marked):
+ * preview or download any of them; the owner and Editors restore one (as a new version) and
+ * delete an older one. Refreshed live while open (`versions` is one of the live keys).
+ */
+export default function VersionsPanel(props: {
+  file: FileRow;
+  role: Role | null;
+  onClose: () => void;
+  onDownload: (file: FileRow) => void;
+}) {
+  const { file } = props;
+  const user = useUser();
+  const [previewed, setPreviewed] = useState<FileRow | null>(null);
+  const versions = useBackendQuery<VersionRow[], DriveClient>(
+    versionsKey(file.id),
+    (c) => listVersions(c, file.id) as never,
+  );
+  const invalidates = [versionsKey(file.id), ...LIVE_KEYS, ['activity']];
+  const restore = useBackendMutation((v: VersionRow, c: DriveClient) => restoreVersion(c, v.id), {
+    invalidates,
+    onSuccess: () => showToast({ message: `Restored a version of “${file.name}”.` }),
+  });
+  const remove = useBackendMutation((v: VersionRow, c: DriveClient) => deleteVersion(c, v.id), {
+    invalidates,
+    onSuccess: () => showToast({ message: 'Version deleted.' }),
+  });
+  const editable = canEdit(props.role);
+  const rows = versions.data ?? [];
+  const now = Date.now();
+  const busy = restore.isPending || remove.isPending;
+
+  return (
+    <Dialog title={`Versions of “${file.name}”`} onClose={props.onClose} wide>
+      <ErrorText error={versions.error ?? restore.error ?? remove.error} />
+      {versions.isPending ? (
+        <p role="status">Loading…</p>
+      ) : (
+        <ol className="versions" aria-label="Versions, newest first">
+          {rows.map((v, i) => {
+            const label = `version ${rows.length - i}`;
+            const who =
+              v.uploaded_by && v.uploaded_by === user?.id ? 'you' : v.uploader_name || 'someone';
+            return (
+              <li key={v.id} aria-current={v.is_current ? 'true' : undefined}>
+                <div className="version-text">
+                  <strong>
+                    Version {rows.length - i}
+                    {v.is_current ? ' (current)' : ''}
+                  </strong>{' '}
+                  <span>
+                    {formatBytes(Number(v.size))} · {v.restored_from ? 'restored' : 'uploaded'} by{' '}
+                    {who} ·{' '}
+                    <time dateTime={v.created_at} title={formatDate(v.created_at)}>
+                      {timeAgo(v.created_at, now)}
+                    </time>
+                  </span>
+                </div>
+                <div className="version-actions">
+                  <button
+                    type="button"
+                    aria-label={`Preview ${label}`}
+                    onClick={() => setPreviewed(versionFile(file, v))}
+                  >
+                    Preview
+                  </button>
+                  <button
+                    type="button"
+                    aria-label={`Download ${label}`}
+                    onClick={() => props.onDownload(versionFile(file, v))}
+                  >
+                    Download
+                  </button>
+                  {editable && !v.is_current ? (
+                    <>
+                      <button
+                        type="button"
+                        aria-label={`Restore ${label}`}
+                        disabled={busy}
+                        onClick={() => restore.mutate(v)}
+                      >
+                        Restore
+                      </button>
+                      <button
+                        type="button"
+                        className="danger"
+                        aria-label={`Delete ${label}`}
+                        disabled={busy}
+                        onClick={() => remove.mutate(v)}
+                      >
+                        Delete
+                      </button>
+                    </>
+                  ) : null}
+                </div>
+              </li>
+            );
+          })}
+        </ol>
+      )}
+      <div className="dialog-actions">
+        <button type="button" className="primary" onClick={props.onClose}>
+          Close
+        </button>
+      </div>
+      {previewed ? (
+        <Suspense fallback={null}>
+          <Preview
+            file={previewed}
+            onClose={() => setPreviewed(null)}
+            onDownload={() => props.onDownload(previewed)}
+          />
+        </Suspense>
+      ) : null}
+    </Dialog>
+  );
+}
