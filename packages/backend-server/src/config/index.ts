@@ -20,6 +20,7 @@ export type {
   ImageTransformationOptions,
   RealtimeOptions,
   RestOptions,
+  S3StorageOptions,
   StartServerOptions,
   StorageOptions,
 } from './options';

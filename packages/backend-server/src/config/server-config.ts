@@ -4,6 +4,7 @@
  */
 import type { TrustedProxies } from '../http/client-address';
 import type { SigningKeys } from '../http/signing-keys';
+import type { S3BackendSettings } from '../storage/backends/s3';
 import type { ResolvedHooks } from './auth-hooks';
 import type { ResolvedExternal } from './external-providers';
 import type { ResolvedOAuthServer } from './oauth-server';
@@ -79,7 +80,11 @@ export interface ServerConfig {
     external: ResolvedExternal;
   };
   rest: Required<RestOptions>;
-  storage: Required<Omit<StorageOptions, 'imageTransformation' | 'buckets' | 'directory'>> & {
+  storage: Required<
+    Omit<StorageOptions, 'imageTransformation' | 'buckets' | 'directory' | 'backend' | 's3'>
+  > & {
+    /** The S3 backend's bucket, or null for the file backend. */
+    s3: S3BackendSettings | null;
     imageTransformation: Required<ImageTransformationOptions>;
     /** Buckets made or updated at start (absolute `objectsPath`). */
     buckets: Record<string, BucketOptions>;

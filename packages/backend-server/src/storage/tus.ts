@@ -139,10 +139,10 @@ export async function createTus(s: StorageContext, expiryMs: number): Promise<Tu
     const caller = infoOf(req).caller ?? (await callerFor(req, bucket, name)).caller;
     try {
       await s.disk.syncFile(file);
-      await s.disk.adopt(file, version);
+      await s.objects.adoptFile(file, version);
       await commitObject(
         s.db,
-        s.disk,
+        s.objects,
         caller,
         {
           bucket,
