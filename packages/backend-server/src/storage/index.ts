@@ -9,7 +9,7 @@ import { RenderCache } from './render-cache';
 import { storageRoutes } from './router';
 import { STORAGE_SQL } from './schema';
 import { seedBuckets } from './seed-buckets';
-import { createTus } from './tus';
+import { createTus } from './tus/tus';
 
 /**
  * Storage under /storage/v1, as the hosted storage API: buckets, objects (bytes in the storage directory or an S3 bucket,

@@ -22,7 +22,7 @@ import {
   signObjects,
 } from './manage';
 import { renderRoute } from './render';
-import { TUS_PATH, type TusService } from './tus';
+import { TUS_PATH, type TusService } from './tus/tus';
 import { createSignedUpload, uploadObject, uploadToSignedUrl } from './upload';
 
 const BASE = '/storage/v1';
