@@ -40,7 +40,7 @@ export default defineConfig({
           name: 'pglite',
           include: ['test/**/*.test.ts'],
           exclude: POSTGRES_ONLY,
-          globalSetup: ['test/support/global-snapshot.ts'],
+          globalSetup: ['test/support/global-snapshot.ts', 'test/support/global-ceph.ts'],
         },
       },
       {
@@ -50,7 +50,7 @@ export default defineConfig({
           include: [...DATABASE_SUITES, ...POSTGRES_ONLY],
           // Spawns the CLI on embedded PGlite whatever the project: once is enough.
           exclude: ['test/data/start.test.ts'],
-          globalSetup: ['test/support/global-postgres.ts'],
+          globalSetup: ['test/support/global-postgres.ts', 'test/support/global-ceph.ts'],
         },
       },
     ],

@@ -21,6 +21,7 @@ export type {
   RealtimeOptions,
   RestOptions,
   S3ProtocolOptions,
+  S3StorageOptions,
   StartServerOptions,
   StorageOptions,
 } from './options';

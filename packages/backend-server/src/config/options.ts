@@ -235,6 +235,21 @@ export interface StorageOptions {
   directory?: string;
   /** Seconds a signed upload URL is valid. Default 60, as the hosted service. */
   signedUploadExpiry?: number;
+  /**
+   * Where object bytes live, as the hosted service's `STORAGE_BACKEND`: `'file'` (the
+   * storage directory, the default) or `'s3'` (an S3-compatible bucket, see {@link
+   * StorageOptions.s3}). Metadata stays in the database either way; resumable uploads are
+   * received in the storage directory and moved to the bucket when complete.
+   *
+   * @example
+   * startServer({ databaseUrl, storage: { backend: 's3', s3: {
+   *   bucket: 'objects', endpoint: 'http://127.0.0.1:7480', forcePathStyle: true,
+   *   accessKeyId: process.env.AWS_ACCESS_KEY_ID, secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY,
+   * } } });
+   */
+  backend?: 'file' | 's3';
+  /** The bucket of the `s3` backend (config.toml: `[storage.s3]`). */
+  s3?: S3StorageOptions;
   /** Image transformations (`/storage/v1/render/image/…`). */
   imageTransformation?: ImageTransformationOptions;
   /**
@@ -288,6 +303,29 @@ export interface BucketOptions {
   allowedMimeTypes?: string[] | null;
   /** A folder (or one file) whose files are uploaded into the bucket at start. */
   objectsPath?: string;
+}
+
+/**
+ * The S3-compatible bucket of `storage.backend: 's3'`, with the hosted storage service's
+ * settings (its environment variable in brackets). Objects are kept as
+ * `objects/<version uuid>` in the bucket, which must exist.
+ *
+ * @example
+ * { bucket: 'objects', endpoint: 'http://127.0.0.1:7480', region: 'us-east-1', forcePathStyle: true }
+ */
+export interface S3StorageOptions {
+  /** The bucket (`STORAGE_S3_BUCKET`). */
+  bucket: string;
+  /** The service's URL (`STORAGE_S3_ENDPOINT`). Default AWS's endpoint for the region. */
+  endpoint?: string;
+  /** The region (`STORAGE_S3_REGION`). Default `us-east-1`. */
+  region?: string;
+  /** Bucket in the path rather than the host name (`STORAGE_S3_FORCE_PATH_STYLE`). Default false. */
+  forcePathStyle?: boolean;
+  /** Access key (`AWS_ACCESS_KEY_ID`). Default the AWS SDK's credential chain. */
+  accessKeyId?: string;
+  /** Secret key (`AWS_SECRET_ACCESS_KEY`). */
+  secretAccessKey?: string;
 }
 
 /** Limits of image transformations; the defaults are the hosted service's. */

@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import type { BucketOptions } from './options';
+import type { BucketOptions, StorageOptions } from './options';
 import { sizeInBytes } from './project-toml';
 
 type Table = Record<string, unknown>;
@@ -67,5 +67,51 @@ export function projectBuckets(
     }
     out[name] = bucket;
   }
+  return out;
+}
+
+const S3_KEYS = {
+  bucket: 'string',
+  endpoint: 'string',
+  region: 'string',
+  force_path_style: 'boolean',
+  access_key_id: 'string',
+  secret_access_key: 'string',
+} as const;
+
+/**
+ * `[storage] backend = "s3"` and `[storage.s3]` (`bucket`, `endpoint`, `region`,
+ * `force_path_style`, `access_key_id`, `secret_access_key`; `"env(NAME)"` for secrets), the
+ * hosted storage service's `STORAGE_BACKEND`, `STORAGE_S3_*` and `AWS_*` settings.
+ */
+export function projectS3(
+  toml: Table,
+  file: string,
+): Pick<StorageOptions, 'backend' | 's3'> | undefined {
+  const storage = toml.storage as Table | undefined;
+  const backend = storage?.backend;
+  const table = storage?.s3;
+  if (backend === undefined && table === undefined) return undefined;
+  if (backend !== undefined && backend !== 'file' && backend !== 's3')
+    throw new Error(`${file}: storage.backend must be "file" or "s3"`);
+  const out: Pick<StorageOptions, 'backend' | 's3'> = {};
+  if (backend !== undefined) out.backend = backend;
+  if (table === undefined) return out;
+  if (!table || typeof table !== 'object' || Array.isArray(table))
+    throw new Error(`${file}: storage.s3 must be a table`);
+  const t = table as Table;
+  for (const [name, type] of Object.entries(S3_KEYS)) {
+    if (t[name] !== undefined && typeof t[name] !== type)
+      throw new Error(`${file}: storage.s3.${name} must be a ${type}`);
+  }
+  if (typeof t.bucket !== 'string') throw new Error(`${file}: storage.s3.bucket is required`);
+  out.s3 = {
+    bucket: t.bucket,
+    endpoint: t.endpoint as string | undefined,
+    region: t.region as string | undefined,
+    forcePathStyle: t.force_path_style as boolean | undefined,
+    accessKeyId: t.access_key_id as string | undefined,
+    secretAccessKey: t.secret_access_key as string | undefined,
+  };
   return out;
 }

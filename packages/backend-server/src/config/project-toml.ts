@@ -12,7 +12,7 @@ import { type ThirdPartyAuthOptions, thirdPartyIssuers } from '../http/third-par
 import { authHooksFromToml } from './auth-hooks';
 import { type ExternalOptions, NAMED_PROVIDERS } from './external-providers';
 import type { AuthOptions, StartServerOptions } from './options';
-import { projectBuckets } from './project-buckets';
+import { projectBuckets, projectS3 } from './project-buckets';
 import { projectEnv } from './project-env';
 import { seedFiles } from './project-seeds';
 
@@ -218,6 +218,7 @@ function thirdPartyAuth(toml: Table, file: string): ThirdPartyAuthOptions | unde
  * `[auth.third_party.<name>]` (see {@link thirdPartyAuth});
  * `[storage] file_size_limit`; `[storage.buckets.<name>]` (see {@link projectBuckets});
  * `[storage.s3_protocol] enabled`;
+ * `[storage] backend`, `[storage.s3]` (see {@link projectS3});
  * `[functions.<name>] verify_jwt` and `[edge_runtime.secrets]` (both read while running;
  * see {@link edgeRuntimeSecrets}). Other keys are ignored.
  */
@@ -309,8 +310,11 @@ export async function projectOptions(dir: string): Promise<StartServerOptions> {
   }
   const buckets = projectBuckets(toml, root, file);
   if (buckets) options.storage = { ...options.storage, buckets };
-  const s3 = get<boolean>('storage.s3_protocol.enabled', 'boolean');
-  if (s3 !== undefined) options.storage = { ...options.storage, s3Protocol: { enabled: s3 } };
+  const s3Protocol = get<boolean>('storage.s3_protocol.enabled', 'boolean');
+  if (s3Protocol !== undefined)
+    options.storage = { ...options.storage, s3Protocol: { enabled: s3Protocol } };
+  const s3 = projectS3(toml, file);
+  if (s3) options.storage = { ...options.storage, ...s3 };
   // Checked now, so a bad value stops the start; functions read them while running.
   edgeRuntimeSecrets(toml, file);
   return options;

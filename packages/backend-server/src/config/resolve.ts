@@ -30,6 +30,7 @@ import type {
   ImageTransformationOptions,
   S3ProtocolOptions,
   StartServerOptions,
+  StorageOptions,
 } from './options';
 import { mergeOptions, projectOptions } from './project-toml';
 import type { ServerConfig } from './server-config';
@@ -153,6 +154,7 @@ export async function resolveConfig(given: StartServerOptions = {}): Promise<Ser
       imageTransformation: resolveImageTransformation(options.storage?.imageTransformation ?? {}),
       buckets: resolveBuckets(options.storage?.buckets ?? {}),
       s3Protocol: resolveS3Protocol(options.storage?.s3Protocol ?? {}),
+      s3: resolveS3(options.storage ?? {}),
     },
     console: resolveConsole(options.console ?? {}),
     log: options.log ?? false,
@@ -174,6 +176,26 @@ function resolveS3Protocol(options: S3ProtocolOptions): ServerConfig['storage'][
     }
   }
   return out;
+}
+
+/** The S3 backend's settings (`storage.backend: 's3'`), or null for the file backend. */
+function resolveS3(options: StorageOptions): ServerConfig['storage']['s3'] {
+  const backend = options.backend ?? 'file';
+  if (backend !== 'file' && backend !== 's3')
+    throw new Error(`storage.backend must be 'file' or 's3', not ${JSON.stringify(backend)}`);
+  if (backend === 'file') return null;
+  const s3 = options.s3;
+  if (!s3?.bucket) throw new Error("storage.backend 's3' needs storage.s3.bucket");
+  if (!s3.accessKeyId !== !s3.secretAccessKey)
+    throw new Error('storage.s3: give both accessKeyId and secretAccessKey, or neither');
+  return {
+    bucket: s3.bucket,
+    endpoint: s3.endpoint ?? null,
+    region: s3.region ?? 'us-east-1',
+    forcePathStyle: s3.forcePathStyle ?? false,
+    accessKeyId: s3.accessKeyId ?? null,
+    secretAccessKey: s3.secretAccessKey ?? null,
+  };
 }
 
 function resolveConsole(options: ConsoleOptions): ServerConfig['console'] {

@@ -4,6 +4,7 @@
  */
 import type { TrustedProxies } from '../http/client-address';
 import type { SigningKeys } from '../http/signing-keys';
+import type { S3BackendSettings } from '../storage/backends/s3';
 import type { ResolvedHooks } from './auth-hooks';
 import type { ResolvedExternal } from './external-providers';
 import type { ResolvedOAuthServer } from './oauth-server';
@@ -83,8 +84,13 @@ export interface ServerConfig {
   };
   rest: Required<RestOptions>;
   storage: Required<
-    Omit<StorageOptions, 'imageTransformation' | 'buckets' | 'directory' | 's3Protocol'>
+    Omit<
+      StorageOptions,
+      'imageTransformation' | 'buckets' | 'directory' | 's3Protocol' | 'backend' | 's3'
+    >
   > & {
+    /** The S3 backend's bucket, or null for the file backend. */
+    s3: S3BackendSettings | null;
     imageTransformation: Required<ImageTransformationOptions>;
     /** The S3 protocol (`/storage/v1/s3`), defaults filled in. */
     s3Protocol: Required<S3ProtocolOptions>;

@@ -1,12 +1,11 @@
-import type { DiskStore, TempFile } from './disk';
-import { SizeLimitExceeded } from './disk';
+import { type ObjectBackend, type ObjectWriter, SizeLimitExceeded } from './backends/index';
 import { ERR } from './errors';
 import { multipartBoundary, parseMultipart } from './multipart';
 import { cacheControlFrom, checkMime } from './names';
 
-/** An uploaded body on disk (fsynced, not yet in place) and what the request said about it. */
+/** An uploaded body, written (durably, not yet in place) and what the request said about it. */
 export interface ReceivedFile {
-  temp: TempFile;
+  temp: ObjectWriter;
   size: number;
   md5: string;
   mimetype: string;
@@ -15,7 +14,7 @@ export interface ReceivedFile {
 }
 
 export interface ReceiveOptions {
-  disk: DiskStore;
+  objects: ObjectBackend;
   /** Maximum bytes (bucket limit and global limit). */
   limit: number;
   allowedMimeTypes: readonly string[] | null;
@@ -69,8 +68,8 @@ function chunks(reader: ReadableStreamDefaultReader<Uint8Array>): AsyncIterable<
 }
 
 /**
- * Streams an upload body (multipart with the first file part, or a raw body) to a temp
- * file, enforcing the size and MIME limits; memory stays flat whatever the size.
+ * Streams an upload body (multipart with the first file part, or a raw body) to the
+ * object backend, enforcing the size and MIME limits; memory stays flat whatever the size.
  */
 export async function receiveUpload(req: Request, options: ReceiveOptions): Promise<ReceivedFile> {
   const contentType = req.headers.get('content-type');
@@ -85,7 +84,7 @@ export async function receiveUpload(req: Request, options: ReceiveOptions): Prom
   let userMetadata = !boundary && xMetadata ? decodeXMetadata(xMetadata) : null;
   if (!boundary) checkMime(mimetype, options.allowedMimeTypes);
 
-  const temp = await options.disk.createTemp(options.limit);
+  const temp = await options.objects.createWriter(options.limit);
   const reader = req.body?.getReader() ?? null;
   try {
     if (boundary) {

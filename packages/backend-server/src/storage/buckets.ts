@@ -236,6 +236,6 @@ export async function emptyBucket(
     if (seen.rows.length === 0) throw ERR.noSuchBucket();
     await tx.query('delete from storage.objects where bucket_id = $1', [id]);
   });
-  await collectRetired(s.db, s.disk);
+  await collectRetired(s.db, s.objects);
   return json({ message: 'Empty bucket has been queued. Completion may take up to an hour.' });
 }

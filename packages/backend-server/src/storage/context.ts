@@ -2,6 +2,7 @@ import type { Database } from '../db/index';
 import type { GatewayInfo } from '../http/gateway';
 import type { SigningKeys } from '../http/signing-keys';
 import { authenticate, type Caller } from './auth';
+import type { ObjectBackend } from './backends/index';
 import type { DiskStore } from './disk';
 import { ERR } from './errors';
 import type { Renderer } from './render';
@@ -9,7 +10,10 @@ import type { Renderer } from './render';
 /** What every storage route reads. */
 export interface StorageContext {
   db: Database;
+  /** The storage directory's local files (temp files, resumable uploads). */
   disk: DiskStore;
+  /** Where object bytes live (the storage directory, or an S3 bucket). */
+  objects: ObjectBackend;
   /** HS256 secret of signed URL tokens (the legacy JWT secret). */
   secret: string;
   /** The project's signing keys, which verify request JWTs. */

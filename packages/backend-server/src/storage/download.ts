@@ -1,7 +1,6 @@
-import type { FileHandle } from 'node:fs/promises';
 import type { Caller } from './auth';
+import type { StoredObject } from './backends/index';
 import { callerOf, json, type StorageContext, type StorageRequest } from './context';
-import { fileStream } from './disk';
 import { ERR } from './errors';
 import { checkBucketName, checkKey } from './names';
 import {
@@ -16,16 +15,16 @@ import { verifyDownload } from './tokens';
 /** How a download finds its row: as the caller (RLS), or as the platform. */
 export type Lookup = () => Promise<ObjectRow | null>;
 
-/** The row and an open handle on its bytes (a replaced version is looked up again). */
+/** The row and its bytes, opened (a version gone meanwhile is looked up again). */
 export async function openObject(
   s: StorageContext,
   lookup: Lookup,
-): Promise<{ row: ObjectRow; file: FileHandle }> {
+): Promise<{ row: ObjectRow; file: StoredObject }> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const row = await lookup();
     if (!row?.version) throw ERR.noSuchKey();
     try {
-      return { row, file: await s.disk.openVersion(row.version) };
+      return { row, file: await s.objects.open(row.version) };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
@@ -72,7 +71,7 @@ async function serve(
 ): Promise<Response> {
   const { row, file } = await openObject(s, lookup);
   const meta = row.metadata;
-  const size = meta?.size ?? (await file.stat()).size;
+  const size = meta?.size ?? file.size;
   const etag = meta?.eTag ?? `"${row.version}"`;
   const lastModified = new Date(meta?.lastModified ?? row.updated_at).toUTCString();
   const headers: Record<string, string> = {
@@ -113,7 +112,7 @@ async function serve(
     await file.close();
     return new Response(null, { status, headers });
   }
-  return new Response(fileStream(file, start, length), { status, headers });
+  return new Response(file.stream(start, length), { status, headers });
 }
 
 function names(bucket: string, key: string) {

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { ServiceModule } from '../service-module';
+import { createBackend } from './backends/index';
 import type { StorageContext } from './context';
 import { DiskStore } from './disk';
 import { collectRetired } from './objects';
@@ -9,10 +10,10 @@ import { storageRoutes } from './router';
 import { S3_SQL } from './s3/schema';
 import { STORAGE_SQL } from './schema';
 import { seedBuckets } from './seed-buckets';
-import { createTus } from './tus';
+import { createTus } from './tus/tus';
 
 /**
- * Storage under /storage/v1, as the hosted storage API: buckets, objects (bytes on disk,
+ * Storage under /storage/v1, as the hosted storage API: buckets, objects (bytes in the storage directory or an S3 bucket,
  * metadata in `storage.objects`, access by RLS), signed URLs, and tus resumable uploads at
  * /storage/v1/upload/resumable. No gateway key-auth: storage verifies the JWT itself.
  */
@@ -25,20 +26,22 @@ export const storageService: ServiceModule = {
     const { config, db } = ctx;
     const disk = new DiskStore(config.storageDir);
     await disk.init();
+    const objects = createBackend(disk, config.storage.s3);
+    await objects.init();
     // Startup sweep: bytes no row references, temp files, dead tus uploads.
-    await collectRetired(db, disk);
+    await collectRetired(db, objects);
     // Object versions, and the parts of S3 multipart uploads (files of the store too).
     const { rows } = await db.query<{ version: string }>(
       `select version from storage.objects where version is not null
        union all select version from storage.s3_multipart_uploads_parts`,
     );
     const referenced = new Set(rows.map((r) => r.version));
-    const swept = await disk.sweep(referenced);
+    const swept = await objects.sweep(referenced);
     if (swept > 0) ctx.log(`storage: swept ${swept} orphan files`);
     // The configured buckets (config.toml's [storage.buckets.*]) and their objects_path files.
     const seeded = await seedBuckets(
       db,
-      disk,
+      objects,
       config.storage.buckets,
       config.storage.fileSizeLimit,
     );
@@ -49,12 +52,13 @@ export const storageService: ServiceModule = {
       // Rendered variants live beside the objects; every removed version takes its own along.
       const cache = new RenderCache(join(config.storageDir, 'render'), images.cacheBytes);
       await cache.init(referenced);
-      disk.onRemove = (version) => cache.dropVersion(version);
+      objects.onRemove = (version) => cache.dropVersion(version);
       render = createRenderer(cache, images);
     }
     const s: StorageContext = {
       db,
       disk,
+      objects,
       secret: config.jwtSecret,
       keys: config.signingKeys,
       globalLimit: config.storage.fileSizeLimit,
@@ -70,7 +74,7 @@ export const storageService: ServiceModule = {
     if (sweptTus > 0) ctx.log(`storage: swept ${sweptTus} stale uploads`);
     // Rows deleted or replaced by app SQL (not through storage) free their bytes too.
     const collector = setInterval(() => {
-      collectRetired(db, disk).catch((error: unknown) =>
+      collectRetired(db, objects).catch((error: unknown) =>
         ctx.log(`storage: collect failed: ${String(error)}`),
       );
     }, 60_000);

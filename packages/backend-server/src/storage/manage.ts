@@ -44,7 +44,7 @@ export async function deleteObject(
       ).rows.length,
   );
   if (deleted === 0) throw ERR.noSuchKey();
-  await collectRetired(s.db, s.disk);
+  await collectRetired(s.db, s.objects);
   return json({ message: 'Successfully deleted' });
 }
 
@@ -72,7 +72,7 @@ export async function deleteObjects(s: StorageContext, r: StorageRequest, bucket
         )
       ).rows,
   );
-  await collectRetired(s.db, s.disk);
+  await collectRetired(s.db, s.objects);
   return json(rows);
 }
 
@@ -123,14 +123,14 @@ export async function copyObject(s: StorageContext, r: StorageRequest): Promise<
     userMetadata = body.metadata as Record<string, unknown>;
   const version = randomUUID();
   try {
-    await s.disk.copy(source.version, version);
+    await s.objects.copy(source.version, version);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw ERR.noSuchKey();
     throw error;
   }
   const id = await commitObject(
     s.db,
-    s.disk,
+    s.objects,
     caller,
     {
       bucket: m.target,

@@ -7,7 +7,7 @@ import {
   type Transaction,
 } from '../db/index';
 import { type Caller, ownerUuid } from './auth';
-import type { DiskStore } from './disk';
+import type { ObjectBackend } from './backends/index';
 import { ERR } from './errors';
 
 /** A timestamp expression as the hosted JSON has it (`2026-01-02T03:04:05.678Z`). */
@@ -251,7 +251,7 @@ export async function canWrite(
  */
 export async function commitObject(
   db: Database,
-  disk: DiskStore,
+  disk: ObjectBackend,
   caller: Caller,
   o: NewObject,
   mode: WriteMode,
@@ -268,7 +268,7 @@ export async function commitObject(
 }
 
 /** Removes the bytes of every version whose row was deleted or replaced (committed). */
-export async function collectRetired(db: Database, disk: DiskStore): Promise<void> {
+export async function collectRetired(db: Database, disk: ObjectBackend): Promise<void> {
   const { rows } = await db.query<{ version: string }>(
     'delete from storage.retired_versions returning version',
   );

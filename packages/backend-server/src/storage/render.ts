@@ -1,7 +1,6 @@
-import { open } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
+import type { ObjectBackend } from './backends/index';
 import type { StorageContext, StorageRequest } from './context';
-import type { DiskStore } from './disk';
 import {
   callerLookup,
   contentDisposition,
@@ -66,35 +65,34 @@ export function createRenderer(cache: RenderCache, limits: Renderer['limits']): 
   return { cache, limits, flights: new Map(), slots: new Slots(availableParallelism()) };
 }
 
+/** All the bytes of a stream (a source image, bounded by `maxSourceBytes`). */
+async function readAll(stream: ReadableStream<Uint8Array>): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
 /**
- * The input for sharp: the file's path for the raster formats (libvips then reads it on its
- * own threads), else its bytes. An SVG must never be read from its path: librsvg would let
- * it embed files beside it, which are other objects' bytes.
+ * The input for sharp: the file's path for the raster formats when the backend keeps a local
+ * file (libvips then reads it on its own threads), else its bytes. An SVG must never be read
+ * from its path: librsvg would let it embed files beside it, which are other objects' bytes.
  */
 async function sourceOf(
   s: StorageContext,
   limits: ImageLimits,
   row: ObjectRow,
 ): Promise<string | Buffer> {
-  const path = s.disk.pathOf(row.version);
-  const file = await open(path, 'r');
-  try {
-    const size = row.metadata?.size ?? (await file.stat()).size;
-    if (size > limits.maxSourceBytes) throw RENDER_ERRORS.tooLarge();
-    const head = Buffer.alloc(16);
-    await file.read(head, 0, head.length, 0);
-    if (isRaster(head)) return path;
-    const data = Buffer.allocUnsafe(size);
-    let at = 0;
-    while (at < size) {
-      const { bytesRead } = await file.read(data, at, size - at, at);
-      if (bytesRead === 0) break;
-      at += bytesRead;
-    }
-    return data.subarray(0, at);
-  } finally {
-    file.close().catch(() => {});
+  const file = await s.objects.open(row.version);
+  const size = row.metadata?.size ?? file.size;
+  if (size > limits.maxSourceBytes) {
+    await file.close();
+    throw RENDER_ERRORS.tooLarge();
   }
+  const path = s.objects.localPath(row.version);
+  if (!path) return readAll(file.stream(0, size));
+  const head = await readAll(file.stream(0, Math.min(16, size)));
+  if (isRaster(head)) return path;
+  return readAll((await s.objects.open(row.version)).stream(0, size));
 }
 
 /**
@@ -126,14 +124,8 @@ async function renderRow(
   throw ERR.noSuchKey();
 }
 
-const stillStored = (disk: DiskStore, version: string) => () =>
-  disk.openVersion(version).then(
-    async (file) => {
-      await file.close();
-      return true;
-    },
-    () => false,
-  );
+const stillStored = (objects: ObjectBackend, version: string) => () =>
+  objects.exists(version).catch(() => false);
 
 /**
  * Serves a rendered variant of the object `lookup` finds (the lookup is where access is
@@ -164,7 +156,7 @@ async function serveRendered(
         source = found;
         // Stored while the answer goes out; a failed write only means a later render.
         renderer.cache
-          .put(found.version, variant, out, stillStored(s.disk, found.version))
+          .put(found.version, variant, out, stillStored(s.objects, found.version))
           .catch(() => {});
         return out;
       })().finally(() => renderer.flights.delete(flightKey));

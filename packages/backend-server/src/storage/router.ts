@@ -24,7 +24,7 @@ import {
 import { renderRoute } from './render';
 import type { S3Context } from './s3/auth';
 import { handleS3, S3_PATH } from './s3/router';
-import { TUS_PATH, type TusService } from './tus';
+import { TUS_PATH, type TusService } from './tus/tus';
 import { createSignedUpload, uploadObject, uploadToSignedUrl } from './upload';
 
 const BASE = '/storage/v1';

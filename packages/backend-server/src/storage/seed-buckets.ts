@@ -7,14 +7,14 @@
  * writes nothing. Bytes go through the one commit path of storage (`commitObject`), as the
  * service role.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
 import { basename, extname, join, relative, sep } from 'node:path';
 import type { BucketOptions } from '../config/options';
 import { asRequest, type Database } from '../db/index';
 import type { Caller } from './auth';
-import { type DiskStore, SizeLimitExceeded } from './disk';
+import { type ObjectBackend, SizeLimitExceeded } from './backends/index';
 import { checkBucketName, checkKey, checkMime } from './names';
 import { bucketLimits, commitObject, findObject, sizeLimit } from './objects';
 
@@ -107,7 +107,7 @@ async function md5Of(path: string): Promise<string> {
 /** Uploads one file as `bucket/key` unless the stored object has the same bytes and type. */
 async function uploadFile(
   db: Database,
-  disk: DiskStore,
+  objects: ObjectBackend,
   bucket: string,
   file: { path: string; key: string },
   globalLimit: number,
@@ -119,15 +119,15 @@ async function uploadFile(
     return false;
   const limits = await bucketLimits(db, bucket);
   checkMime(mimetype, limits.allowedMimeTypes);
-  const temp = await disk.createTemp(sizeLimit(limits, globalLimit));
-  const version = randomUUID();
+  const temp = await objects.createWriter(sizeLimit(limits, globalLimit));
+  const version = temp.version;
   try {
     for await (const chunk of createReadStream(file.path)) await temp.write(chunk as Buffer);
     const done = await temp.finish();
-    await temp.commit(version);
+    await temp.commit();
     await commitObject(
       db,
-      disk,
+      objects,
       SERVICE,
       {
         bucket,
@@ -155,7 +155,7 @@ async function uploadFile(
  */
 export async function seedBuckets(
   db: Database,
-  disk: DiskStore,
+  objects: ObjectBackend,
   buckets: Record<string, BucketOptions>,
   globalLimit: number,
 ): Promise<number> {
@@ -174,7 +174,7 @@ export async function seedBuckets(
     for (const file of await filesOf(b.objectsPath)) {
       try {
         checkKey(file.key);
-        if (await uploadFile(db, disk, name, file, globalLimit)) written++;
+        if (await uploadFile(db, objects, name, file, globalLimit)) written++;
       } catch (error) {
         const reason = error instanceof SizeLimitExceeded ? 'too large for the bucket' : error;
         throw new Error(

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { type Caller, serviceCaller } from './auth';
 import { receiveUpload } from './body';
 import { callerOf, json, type StorageContext, type StorageRequest } from './context';
@@ -23,20 +22,20 @@ async function store(
   const limits = await bucketLimits(s.db, bucket);
   await canWrite(s.db, caller, bucket, key, mode);
   const file = await receiveUpload(req, {
-    disk: s.disk,
+    objects: s.objects,
     limit: sizeLimit(limits, s.globalLimit),
     allowedMimeTypes: limits.allowedMimeTypes,
   });
-  const version = randomUUID();
+  const version = file.temp.version;
   try {
-    await file.temp.commit(version);
+    await file.temp.commit();
   } catch (error) {
     await file.temp.discard();
     throw error;
   }
   return commitObject(
     s.db,
-    s.disk,
+    s.objects,
     caller,
     {
       bucket,

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartServerOptions } from '../../src/config/index';
 import { type RunningServer, startServer } from '../../src/server';
-import { parseUrlId } from '../../src/storage/tus-ids';
+import { parseUrlId } from '../../src/storage/tus/tus-ids';
 import { createTestDatabase, databaseKind } from '../support/server';
 import { until } from '../support/until';
 import {

@@ -1,4 +1,3 @@
-import { fileStream } from '../disk';
 import { openObject, parseRange } from '../download';
 import { ERR } from '../errors';
 import { bucketLimits, findAsCaller, type ObjectRow } from '../objects';
@@ -79,7 +78,7 @@ export async function getObject(
   }
   const { row, file } = opened;
   const headers = objectResponseHeaders(row);
-  const size = row.metadata?.size ?? (await file.stat()).size;
+  const size = row.metadata?.size ?? file.size;
   const condition = preconditions(call.req, headers.etag ?? '', headers['last-modified'] ?? '');
   if (condition !== null) {
     await file.close();
@@ -105,5 +104,5 @@ export async function getObject(
     await file.close();
     return new Response(null, { status, headers });
   }
-  return new Response(fileStream(file, start, length), { status, headers });
+  return new Response(file.stream(start, length), { status, headers });
 }

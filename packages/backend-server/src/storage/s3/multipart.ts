@@ -1,6 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { FileHandle } from 'node:fs/promises';
-import { fileStream, SizeLimitExceeded } from '../disk';
+import { SizeLimitExceeded, type StoredObject } from '../backends/index';
 import { ERR } from '../errors';
 import { checkMime } from '../names';
 import { bucketLimits, canWrite, commitObject, sizeLimit } from '../objects';
@@ -69,10 +68,10 @@ async function receiveCopy(x: S3Context, call: S3Call, limit: number) {
     call.req.headers.get('x-amz-copy-source-range'),
     source.metadata?.size ?? 0,
   );
-  const handle = await x.s.disk.openVersion(source.version);
-  const temp = await x.s.disk.createTemp(limit);
+  const handle = await x.s.objects.open(source.version);
+  const temp = await x.s.objects.createWriter(limit);
   try {
-    const stream = fileStream(handle, range.start, range.length);
+    const stream = handle.stream(range.start, range.length);
     for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>)
       await temp.write(chunk);
     return { temp, ...(await temp.finish()) };
@@ -96,16 +95,16 @@ export async function uploadPart(
   if (!Number.isInteger(number) || number < 1 || number > 10_000) {
     throw S3ERR.invalidArgument('Part number must be an integer between 1 and 10000, inclusive');
   }
-  const { db, disk } = x.s;
+  const { db, objects } = x.s;
   const upload = await findUpload(db, call.caller, bucket, key, uploadIdOf(call));
   const limits = await bucketLimits(db, bucket);
   const limit = sizeLimit(limits, x.s.globalLimit) - (await otherPartsSize(db, upload.id, number));
   if (limit < 0) throw ERR.entityTooLarge();
   const copy = call.req.headers.has('x-amz-copy-source');
   const file = copy ? await receiveCopy(x, call, limit) : await receive(x, call, limit);
-  const version = randomUUID();
+  const { version } = file.temp;
   try {
-    await file.temp.commit(version);
+    await file.temp.commit();
   } catch (error) {
     await file.temp.discard();
     throw error;
@@ -115,10 +114,10 @@ export async function uploadPart(
   try {
     replaced = await putPartRow(db, upload, { number, size: file.size, etag, version });
   } catch (error) {
-    await disk.remove(version);
+    await objects.remove(version);
     throw error;
   }
-  if (replaced) await disk.remove(replaced);
+  if (replaced) await objects.remove(replaced);
   if (!copy) return new Response(null, { headers: { etag } });
   return xmlResponse(
     xmlDocument('CopyPartResult', el('LastModified', new Date().toISOString()), el('ETag', etag)),
@@ -154,7 +153,7 @@ export async function completeMultipartUpload(
   key: string,
 ): Promise<Response> {
   checkNames(bucket, key);
-  const { db, disk } = x.s;
+  const { db, objects } = x.s;
   const upload = await findUpload(db, call.caller, bucket, key, uploadIdOf(call));
   const wanted = requestedParts(await readSmall(call.body));
   const stored = new Map((await listPartRows(db, upload.id)).map((p) => [p.part_number, p]));
@@ -167,14 +166,14 @@ export async function completeMultipartUpload(
   const limit = sizeLimit(limits, x.s.globalLimit);
   const total = parts.reduce((sum, p) => sum + Number(p.size), 0);
   if (total > limit) throw ERR.entityTooLarge();
-  const temp = await disk.createTemp(limit);
+  const temp = await objects.createWriter(limit);
   const md5s = createHash('md5');
-  let handle: FileHandle | null = null;
+  let handle: StoredObject | null = null;
   try {
     for (const part of parts) {
       md5s.update(Buffer.from(part.etag.replace(/"/g, ''), 'hex'));
-      handle = await disk.openVersion(part.version);
-      const stream = fileStream(handle, 0, Number(part.size));
+      handle = await objects.open(part.version);
+      const stream = handle.stream(0, Number(part.size));
       for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) {
         await temp.write(chunk);
       }
@@ -186,9 +185,9 @@ export async function completeMultipartUpload(
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw S3ERR.noSuchUpload();
     throw error;
   }
-  const version = randomUUID();
+  const { version } = temp;
   try {
-    await temp.commit(version);
+    await temp.commit();
   } catch (error) {
     await temp.discard();
     throw error;
@@ -196,7 +195,7 @@ export async function completeMultipartUpload(
   const etag = `${md5s.digest('hex')}-${parts.length}`;
   await commitObject(
     db,
-    disk,
+    objects,
     call.caller,
     {
       bucket,
@@ -210,7 +209,7 @@ export async function completeMultipartUpload(
     },
     'upsert',
   );
-  for (const v of await deleteUpload(db, upload.id)) await disk.remove(v);
+  for (const v of await deleteUpload(db, upload.id)) await objects.remove(v);
   return xmlResponse(
     xmlDocument(
       'CompleteMultipartUploadResult',
@@ -231,6 +230,6 @@ export async function abortMultipartUpload(
 ): Promise<Response> {
   checkNames(bucket, key);
   const upload = await findUpload(x.s.db, call.caller, bucket, key, uploadIdOf(call));
-  for (const v of await deleteUpload(x.s.db, upload.id)) await x.s.disk.remove(v);
+  for (const v of await deleteUpload(x.s.db, upload.id)) await x.s.objects.remove(v);
   return new Response(null, { status: 204 });
 }

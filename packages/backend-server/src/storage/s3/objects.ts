@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { asRequest } from '../../db/index';
-import { SizeLimitExceeded, type TempFile } from '../disk';
+import { type ObjectWriter, SizeLimitExceeded } from '../backends/index';
 import { ERR } from '../errors';
 import { cacheControlFrom, checkBucketName, checkKey, checkMime } from '../names';
 import {
@@ -44,9 +44,9 @@ export async function receive(
   x: S3Context,
   call: S3Call,
   limit: number,
-): Promise<{ temp: TempFile; size: number; md5: string }> {
+): Promise<{ temp: ObjectWriter; size: number; md5: string }> {
   if (call.body.length !== null && call.body.length > limit) throw ERR.entityTooLarge();
-  const temp = await x.s.disk.createTemp(limit);
+  const temp = await x.s.objects.createWriter(limit);
   try {
     for await (const chunk of call.body.chunks) await temp.write(chunk);
     const done = await temp.finish();
@@ -74,15 +74,15 @@ export async function putObject(
   checkMime(meta.mimetype, limits.allowedMimeTypes);
   await canWrite(s.db, call.caller, bucket, key, 'upsert');
   const file = await receive(x, call, sizeLimit(limits, s.globalLimit));
-  const version = randomUUID();
+  const { version } = file.temp;
   try {
-    await file.temp.commit(version);
+    await file.temp.commit();
   } catch (error) {
     await file.temp.discard();
     throw error;
   }
   const o = { bucket, name: key, version, size: file.size, md5: file.md5, ...meta };
-  await commitObject(s.db, s.disk, call.caller, o, 'upsert');
+  await commitObject(s.db, s.objects, call.caller, o, 'upsert');
   return new Response(null, { status: 200, headers: { etag: `"${file.md5}"` } });
 }
 
@@ -147,7 +147,7 @@ export async function copyObject(
   await canWrite(s.db, call.caller, bucket, key, 'upsert');
   const version = randomUUID();
   try {
-    await s.disk.copy(source.version, version);
+    await s.objects.copy(source.version, version);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw ERR.noSuchKey();
     throw error;
@@ -155,7 +155,7 @@ export async function copyObject(
   const md5 = (source.metadata?.eTag ?? '').replace(/"/g, '');
   await commitObject(
     s.db,
-    s.disk,
+    s.objects,
     call.caller,
     { bucket, name: key, version, size, md5, ...meta },
     'upsert',
@@ -181,7 +181,7 @@ async function deleteKeys(x: S3Context, call: S3Call, bucket: string, keys: stri
     );
     return rows;
   });
-  await collectRetired(x.s.db, x.s.disk);
+  await collectRetired(x.s.db, x.s.objects);
   return rows.map((r) => r.name);
 }
 

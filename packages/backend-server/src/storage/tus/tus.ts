@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ERRORS, type Locker, Metadata, Server, type Upload } from '@tus/server';
-import type { GatewayInfo } from '../http/gateway';
-import { authenticate, type Caller, serviceCaller } from './auth';
-import type { StorageContext } from './context';
-import { ERR, StorageError, toStorageError } from './errors';
-import { cacheControlFrom, checkBucketName, checkKey, checkMime } from './names';
-import { bucketLimits, canWrite, commitObject, sizeLimit } from './objects';
-import { verifyUpload } from './tokens';
+import type { GatewayInfo } from '../../http/gateway';
+import { authenticate, type Caller, serviceCaller } from '../auth';
+import type { StorageContext } from '../context';
+import { ERR, StorageError, toStorageError } from '../errors';
+import { cacheControlFrom, checkBucketName, checkKey, checkMime } from '../names';
+import { bucketLimits, canWrite, commitObject, sizeLimit } from '../objects';
+import { verifyUpload } from '../tokens';
 import { partFinished } from './tus-assembly';
 import { type ConcatDeps, createFinal } from './tus-concat';
 import { parseUrlId, TUS_PATH, tusError, urlId } from './tus-ids';
@@ -139,10 +139,10 @@ export async function createTus(s: StorageContext, expiryMs: number): Promise<Tu
     const caller = infoOf(req).caller ?? (await callerFor(req, bucket, name)).caller;
     try {
       await s.disk.syncFile(file);
-      await s.disk.adopt(file, version);
+      await s.objects.adoptFile(file, version);
       await commitObject(
         s.db,
-        s.disk,
+        s.objects,
         caller,
         {
           bucket,

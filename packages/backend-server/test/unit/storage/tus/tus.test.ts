@@ -3,8 +3,8 @@ import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseUrlId, sweepTus, urlId } from '../../../src/storage/tus';
-import { ObjectFileStore } from '../../../src/storage/tus-store';
+import { parseUrlId, sweepTus, urlId } from '../../../../src/storage/tus/tus';
+import { ObjectFileStore } from '../../../../src/storage/tus/tus-store';
 
 describe('tus upload ids', () => {
   it('round-trips bucket, key and version through the base64url URL id', () => {

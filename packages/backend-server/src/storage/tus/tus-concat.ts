@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { open, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Lock, type Locker, Metadata } from '@tus/server';
-import type { StorageContext } from './context';
+import type { StorageContext } from '../context';
 import { append, placeParts } from './tus-assembly';
 import { parseUrlId, TUS_PATH, tusError } from './tus-ids';
 import type { ObjectFileStore, UploadRecord } from './tus-store';

@@ -11,7 +11,7 @@
  */
 import type { Lock, Locker, RequestRelease } from '@tus/server';
 import postgres from 'postgres';
-import type { Database } from '../db/types';
+import type { Database } from '../../db/types';
 import { tusError } from './tus-ids';
 
 /** The channel on which a request asks the holder of an upload's lock to let go. */

@@ -1,0 +1,309 @@
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createReadStream } from 'node:fs';
+import { rm, stat } from 'node:fs/promises';
+import { PassThrough, type Readable } from 'node:stream';
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CopyObjectCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  S3Client,
+  UploadPartCopyCommand,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import {
+  checkVersion,
+  Meter,
+  type ObjectBackend,
+  type ObjectWriter,
+  type StoredObject,
+  SWEEP_GRACE_MS,
+  VersionGone,
+} from './types';
+
+/** Settings of the S3 backend (the hosted storage service's `STORAGE_S3_*`, `AWS_*`). */
+export interface S3BackendSettings {
+  bucket: string;
+  endpoint: string | null;
+  region: string;
+  forcePathStyle: boolean;
+  accessKeyId: string | null;
+  secretAccessKey: string | null;
+}
+
+const MIN_PART = 8 * 1024 * 1024;
+/** S3's most parts in one upload. */
+const MAX_PARTS = 10_000;
+/** Parts of 8 MiB, or larger when `limit` bytes would not fit in S3's 10,000 parts. */
+const partSize = (limit: number) => Math.max(MIN_PART, Math.ceil(limit / (MAX_PARTS - 1)));
+const QUEUE = 4;
+/** Largest single CopyObject; bigger objects are copied part by part. */
+const COPY_MAX = 5 * 1024 ** 3;
+const COPY_PART = 1024 ** 3;
+
+const notFound = (error: unknown) => {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return e.name === 'NotFound' || e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404;
+};
+
+/**
+ * Object bytes in an S3-compatible bucket, as `objects/<version>`. Writes stream straight
+ * to their key (multipart for large ones, `@aws-sdk/lib-storage`); the metadata row commits
+ * after the upload completed, and a sweep removes keys no row references. Reads are ranged
+ * GETs streamed through; copies are server-side.
+ */
+export class S3Backend implements ObjectBackend {
+  readonly kind = 's3';
+  readonly client: S3Client;
+  onRemove: ((version: string) => Promise<void>) | null = null;
+
+  constructor(readonly settings: S3BackendSettings) {
+    this.client = new S3Client({
+      region: settings.region,
+      forcePathStyle: settings.forcePathStyle,
+      ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
+      ...(settings.accessKeyId && settings.secretAccessKey
+        ? {
+            credentials: {
+              accessKeyId: settings.accessKeyId,
+              secretAccessKey: settings.secretAccessKey,
+            },
+          }
+        : {}),
+    });
+  }
+
+  keyOf(version: string): string {
+    return `objects/${checkVersion(version)}`;
+  }
+
+  /** Checks that the bucket answers (a missing bucket or bad credentials stop the start). */
+  async init(): Promise<void> {
+    await this.client.send(
+      new ListObjectsV2Command({ Bucket: this.settings.bucket, Prefix: 'objects/', MaxKeys: 1 }),
+    );
+  }
+
+  /** A streamed upload of `body` to `key` (one PUT, or multipart past a part's size). */
+  uploadStream(key: string, body: Readable, limit: number): Upload {
+    return new Upload({
+      client: this.client,
+      params: { Bucket: this.settings.bucket, Key: key, Body: body },
+      partSize: partSize(limit),
+      queueSize: QUEUE,
+      leavePartsOnError: false,
+    });
+  }
+
+  async createWriter(limit: number): Promise<ObjectWriter> {
+    return new S3Writer(this, randomUUID(), limit);
+  }
+
+  /** Streams a finished local file (a tus upload) to the version's key, then removes it. */
+  async adoptFile(path: string, version: string): Promise<void> {
+    const { size } = await stat(path);
+    await this.uploadStream(this.keyOf(version), createReadStream(path), size).done();
+    await rm(path, { force: true });
+  }
+
+  async open(version: string): Promise<StoredObject> {
+    const key = this.keyOf(version);
+    const head = await this.client
+      .send(new HeadObjectCommand({ Bucket: this.settings.bucket, Key: key }))
+      .catch((error) => {
+        throw notFound(error) ? new VersionGone(version) : error;
+      });
+    const size = head.ContentLength ?? 0;
+    const stream = (start: number, length: number): ReadableStream<Uint8Array> => {
+      if (length <= 0) return new ReadableStream({ start: (c) => c.close() });
+      let body: ReadableStream<Uint8Array> | null = null;
+      let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
+      return new ReadableStream<Uint8Array>({
+        pull: async (controller) => {
+          if (!reader) {
+            const got = await this.client.send(
+              new GetObjectCommand({
+                Bucket: this.settings.bucket,
+                Key: key,
+                Range: `bytes=${start}-${start + length - 1}`,
+              }),
+            );
+            body = got.Body?.transformToWebStream() as ReadableStream<Uint8Array>;
+            reader = body.getReader();
+          }
+          const { done, value } = await reader.read();
+          if (done) controller.close();
+          else controller.enqueue(value);
+        },
+        cancel: (reason) => reader?.cancel(reason),
+      });
+    };
+    return { size, stream, close: async () => {} };
+  }
+
+  async exists(version: string): Promise<boolean> {
+    try {
+      await this.client.send(
+        new HeadObjectCommand({ Bucket: this.settings.bucket, Key: this.keyOf(version) }),
+      );
+      return true;
+    } catch (error) {
+      if (notFound(error)) return false;
+      throw error;
+    }
+  }
+
+  localPath(): null {
+    return null;
+  }
+
+  async remove(version: string): Promise<void> {
+    await this.client.send(
+      new DeleteObjectCommand({ Bucket: this.settings.bucket, Key: this.keyOf(version) }),
+    );
+    await this.onRemove?.(version);
+  }
+
+  /** Server-side copy (part by part past 5 GiB, the limit of one CopyObject). */
+  async copy(from: string, to: string): Promise<void> {
+    const Bucket = this.settings.bucket;
+    const Key = this.keyOf(to);
+    const CopySource = encodeURI(`${Bucket}/${this.keyOf(from)}`);
+    const { size } = await this.open(from);
+    if (size <= COPY_MAX) {
+      await this.client.send(new CopyObjectCommand({ Bucket, Key, CopySource }));
+      return;
+    }
+    const { UploadId } = await this.client.send(new CreateMultipartUploadCommand({ Bucket, Key }));
+    try {
+      const parts: { ETag?: string; PartNumber: number }[] = [];
+      for (let at = 0, n = 1; at < size; at += COPY_PART, n++) {
+        const end = Math.min(size, at + COPY_PART) - 1;
+        const { CopyPartResult } = await this.client.send(
+          new UploadPartCopyCommand({
+            Bucket,
+            Key,
+            UploadId,
+            PartNumber: n,
+            CopySource,
+            CopySourceRange: `bytes=${at}-${end}`,
+          }),
+        );
+        parts.push({ ETag: CopyPartResult?.ETag, PartNumber: n });
+      }
+      await this.client.send(
+        new CompleteMultipartUploadCommand({
+          Bucket,
+          Key,
+          UploadId,
+          MultipartUpload: { Parts: parts },
+        }),
+      );
+    } catch (error) {
+      await this.client
+        .send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId }))
+        .catch(() => {});
+      throw error;
+    }
+  }
+
+  /** Removes keys no row references and abandoned multipart uploads, older than `graceMs`. */
+  async sweep(referenced: ReadonlySet<string>, graceMs = SWEEP_GRACE_MS): Promise<number> {
+    const Bucket = this.settings.bucket;
+    const before = Date.now() - graceMs;
+    let removed = 0;
+    let ContinuationToken: string | undefined;
+    do {
+      const page = await this.client.send(
+        new ListObjectsV2Command({ Bucket, Prefix: 'objects/', ContinuationToken }),
+      );
+      for (const item of page.Contents ?? []) {
+        const version = item.Key?.slice('objects/'.length) ?? '';
+        if (referenced.has(version) || (item.LastModified?.getTime() ?? before) >= before) continue;
+        await this.client.send(new DeleteObjectCommand({ Bucket, Key: item.Key }));
+        removed++;
+      }
+      ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (ContinuationToken);
+    const uploads = await this.client.send(
+      new ListMultipartUploadsCommand({ Bucket, Prefix: 'objects/' }),
+    );
+    for (const u of uploads.Uploads ?? []) {
+      if ((u.Initiated?.getTime() ?? before) >= before) continue;
+      await this.client
+        .send(new AbortMultipartUploadCommand({ Bucket, Key: u.Key, UploadId: u.UploadId }))
+        .catch(() => {});
+      removed++;
+    }
+    return removed;
+  }
+}
+
+/**
+ * A write streamed to the version's key as it arrives: chunks go through a PassThrough
+ * (backpressure: a write waits while the upload's buffer is full) into lib-storage's
+ * multipart upload; `finish` waits for it to complete.
+ */
+class S3Writer implements ObjectWriter {
+  private readonly meter: Meter;
+  private readonly body = new PassThrough({ highWaterMark: 1 << 20 });
+  private readonly upload: Upload;
+  private readonly done: Promise<unknown>;
+  private failure: unknown = null;
+  private finished = false;
+
+  constructor(
+    private readonly backend: S3Backend,
+    readonly version: string,
+    limit: number,
+  ) {
+    this.meter = new Meter(limit);
+    this.upload = backend.uploadStream(backend.keyOf(version), this.body, limit);
+    this.done = this.upload.done();
+    this.done.catch((error: unknown) => {
+      this.failure = error;
+      this.body.destroy();
+    });
+  }
+
+  async write(chunk: Uint8Array): Promise<void> {
+    if (this.failure) throw this.failure;
+    const buffer = this.meter.add(chunk);
+    if (!this.body.write(buffer)) {
+      await Promise.race([once(this.body, 'drain'), this.done]);
+      if (this.failure) throw this.failure;
+    }
+  }
+
+  async finish(): Promise<{ size: number; md5: string }> {
+    this.body.end();
+    await this.done;
+    this.finished = true;
+    return this.meter.digest();
+  }
+
+  async commit(): Promise<void> {}
+
+  async discard(): Promise<void> {
+    if (!this.finished) {
+      await this.upload.abort().catch(() => {});
+      this.body.destroy();
+      await this.done.catch(() => {});
+    }
+    // Whatever reached the key (a small upload completes as one PUT).
+    await this.backend.client
+      .send(
+        new DeleteObjectCommand({
+          Bucket: this.backend.settings.bucket,
+          Key: this.backend.keyOf(this.version),
+        }),
+      )
+      .catch(() => {});
+  }
+}
