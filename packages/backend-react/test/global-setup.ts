@@ -28,8 +28,10 @@ export default async function setup(project: TestProject) {
       emulateProviders: true,
       manualLinking: true,
       external: { github: {}, google: {} },
-      // The OAuth 2.1 server, for the consent hook's tests.
+      // The OAuth 2.1 server, for the consent hook's tests. Its consent API takes browser
+      // requests from allowed origins only: the tests' page is happy-dom's default origin.
       oauthServer: { enabled: true },
+      redirectUrls: ['http://localhost:3000'],
     },
     log: false,
   });
