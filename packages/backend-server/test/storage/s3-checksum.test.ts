@@ -2,10 +2,13 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import {
+  AbortMultipartUploadCommand,
   CreateBucketCommand,
+  CreateMultipartUploadCommand,
   GetObjectCommand,
   PutObjectCommand,
   type S3Client,
+  UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server';
@@ -81,6 +84,23 @@ describe(`S3 protocol: the checksums clients send (${databaseKind()})`, () => {
     );
     expect(put.ChecksumCRC32).toBe(b64(crc32(body)));
     expect((await read('streamed')).equals(body)).toBe(true);
+  });
+
+  it('verifies and echoes the checksum of a multipart part', async () => {
+    const body = bytes(10_000, 6);
+    const { UploadId } = await s3.send(
+      new CreateMultipartUploadCommand({ Bucket: bucket, Key: 'parts' }),
+    );
+    const part = { Bucket: bucket, Key: 'parts', UploadId, PartNumber: 1, Body: body };
+    const sent = await s3.send(new UploadPartCommand(part));
+    expect(sent.ChecksumCRC32).toBe(b64(crc32(body)));
+    const wrong = b64(crc32(body) ^ 1);
+    await expectS3Error(
+      s3.send(new UploadPartCommand({ ...part, ChecksumCRC32: wrong })),
+      'BadDigest',
+      400,
+    );
+    await s3.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: 'parts', UploadId }));
   });
 
   it('refuses a tampered checksum with BadDigest and stores nothing', async () => {
