@@ -15,6 +15,7 @@ const Logs = lazy(() => import('./screens/Logs'));
 const Realtime = lazy(() => import('./screens/Realtime'));
 const Cron = lazy(() => import('./screens/Cron'));
 const Queues = lazy(() => import('./screens/Queues'));
+const S3Keys = lazy(() => import('./screens/S3Keys'));
 
 const SCREENS = [
   { path: 'tables', title: 'Tables', Screen: Tables },
@@ -26,6 +27,7 @@ const SCREENS = [
   { path: 'realtime', title: 'Realtime', Screen: Realtime },
   { path: 'cron', title: 'Cron', Screen: Cron },
   { path: 'queues', title: 'Queues', Screen: Queues },
+  { path: 's3-keys', title: 'S3 keys', Screen: S3Keys },
 ] as const;
 
 export function App({

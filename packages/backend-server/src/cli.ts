@@ -64,6 +64,7 @@ Options of start:
 
 Data commands (see backend-server db --help):
   backend-server db dump | db reset | db test | migration new NAME | export PATH | import PATH
+  backend-server s3-keys list | s3-keys create [--description TEXT] | s3-keys delete ID
 `;
 
 const OPTIONS = {

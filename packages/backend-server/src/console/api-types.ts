@@ -313,3 +313,19 @@ export interface QueueMessages {
 export interface QueueSendResponse {
   msg_id: string;
 }
+
+/**
+ * `GET /s3-keys`: the project's S3 access keys made in the console or the CLI (never their
+ * secrets), oldest first. Times are ISO 8601 texts.
+ */
+export interface S3AccessKey {
+  /** The access key id (32 hex digits). */
+  id: string;
+  description: string;
+  created_at: string;
+}
+
+/** `POST /s3-keys` `{ description? }` (201): the new key with its secret, answered once. */
+export interface NewS3AccessKey extends S3AccessKey {
+  secret: string;
+}

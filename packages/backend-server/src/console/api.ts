@@ -23,6 +23,7 @@ import { cronRoutes } from './cron';
 import { badRequest, jsonBody } from './http';
 import { logRoutes } from './logs';
 import { queueRoutes } from './queues';
+import { s3KeyRoutes } from './s3-keys';
 import { signingKeyRoutes } from './signing-keys';
 import { runSql } from './sql';
 
@@ -170,6 +171,7 @@ export function consoleApi(ctx: ServerContext): { routes: Hono<AppEnv>; close():
   api.route('/cron', cronRoutes(db));
   api.route('/queues', queueRoutes(db));
   api.route('/signing-keys', signingKeyRoutes(config.signingKeys));
+  api.route('/s3-keys', s3KeyRoutes(db));
 
   api.notFound((c) => c.json({ message: 'No such console API' } satisfies ApiError, 404));
   return {

@@ -1,6 +1,6 @@
 /**
  * The data commands of the CLI: `db dump`, `db reset`, `db test`, `migration new`, `export`,
- * `import`.
+ * `import`, and `s3-keys` (storage/s3/keys-cli.ts).
  * Each opens the database of `--data-dir` (embedded) or `--database-url` itself, holding
  * the data directory's lock so no server runs on it meanwhile.
  */
@@ -13,6 +13,7 @@ import { resolveVaultKey } from '../config/vault-key';
 import { VAULT_KEY_SETTING } from '../db/extensions/vault';
 import { type Database, openDatabase } from '../db/index';
 import { platformScripts } from '../server';
+import { runS3Keys, S3_KEYS_HELP, S3KeysInputError } from '../storage/s3/keys-cli';
 import { defaultTestPaths, findTestFiles, runDbTests } from './db-test';
 import { dumpDatabase } from './dump';
 import { lockDataDir } from './lock';
@@ -50,7 +51,7 @@ export const DATA_HELP = `backend-server data commands
   backend-server import PATH [DATABASE]
       An export (folder or tar) replaces the database's project data and stored files;
       a .sql file (a dump) runs in one transaction. A bad export changes nothing.
-
+${S3_KEYS_HELP}
   DATABASE: --data-dir DIR (embedded database and stored files) and/or --database-url URL
   (a PostgreSQL server; stored files still in --data-dir when given).
 `;
@@ -66,6 +67,7 @@ const OPTIONS = {
   seed: { type: 'string', multiple: true },
   'no-seed': { type: 'boolean' },
   project: { type: 'string' },
+  description: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -234,14 +236,17 @@ export async function runDataCommand(argv: string[]): Promise<number> {
       process.stdout.write(`Created new migration at ${path}.\n`);
     } else if (command === 'export' && sub) await exportCommand(sub, values);
     else if (command === 'import' && sub) await importCommand(sub, values);
-    else {
+    else if (command === 's3-keys') {
+      const out = (line: string) => process.stdout.write(`${line}\n`);
+      await withDatabase(values, (db) => runS3Keys(db, sub, arg, values.description, out));
+    } else {
       process.stderr.write(
         `Unknown or incomplete command: ${positionals.join(' ')}\n\n${DATA_HELP}`,
       );
       return 2;
     }
   } catch (error) {
-    if (!(error instanceof DataError)) throw error;
+    if (!(error instanceof DataError || error instanceof S3KeysInputError)) throw error;
     process.stderr.write(`backend-server: ${error.message}\n`);
     return 1;
   }

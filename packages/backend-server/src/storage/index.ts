@@ -7,6 +7,7 @@ import { collectRetired } from './objects';
 import { createRenderer, type Renderer } from './render';
 import { RenderCache } from './render-cache';
 import { storageRoutes } from './router';
+import { S3_KEYS_SQL } from './s3/keys';
 import { S3_SQL } from './s3/schema';
 import { STORAGE_SQL } from './schema';
 import { seedBuckets } from './seed-buckets';
@@ -20,7 +21,7 @@ import { createTus } from './tus/tus';
 export const storageService: ServiceModule = {
   name: 'storage',
   basePath: '/storage/v1',
-  platformSql: STORAGE_SQL + S3_SQL,
+  platformSql: STORAGE_SQL + S3_SQL + S3_KEYS_SQL,
   keyAuth: false,
   async create(ctx) {
     const { config, db } = ctx;

@@ -3,6 +3,7 @@ import { type Caller, callerOfClaims, serviceCaller } from '../auth';
 import type { StorageContext } from '../context';
 import { type S3Body, s3Body } from './body';
 import { S3ERR } from './errors';
+import { s3KeySecret } from './keys';
 import { checkTime, readSignature, verifySignature } from './sigv4';
 
 /** The S3 protocol's settings, as resolved from `storage.s3Protocol`. */
@@ -35,7 +36,8 @@ export interface S3Call {
 
 /**
  * Verifies a request's AWS Signature V4 (header or presigned query) and says who it runs as:
- * the project's S3 access keys are the service role; session-token credentials (access key
+ * the project's S3 access keys (the configured pair and those of `_auth.s3_access_keys`) are
+ * the service role; session-token credentials (access key
  * id: anything, secret: the anon key, `X-Amz-Security-Token`: a user's JWT) are that user,
  * under RLS.
  */
@@ -55,8 +57,14 @@ export async function authorize(
     if (!result.ok) throw S3ERR.accessDenied(result.detail);
     return { caller: callerOfClaims(req, path, result.claims), body: s3Body(req, sig, key) };
   }
-  if (sig.accessKeyId !== x.settings.accessKeyId) throw S3ERR.invalidAccessKeyId();
-  const key = verifySignature(req, url, sig, x.settings.secretAccessKey);
+  // The configured key pair, else a key made in the console or the CLI (read per request,
+  // so a deleted one is refused at once everywhere).
+  const secret =
+    sig.accessKeyId === x.settings.accessKeyId
+      ? x.settings.secretAccessKey
+      : await s3KeySecret(x.s.db, sig.accessKeyId);
+  if (secret === null) throw S3ERR.invalidAccessKeyId();
+  const key = verifySignature(req, url, sig, secret);
   if (!key) throw S3ERR.signatureDoesNotMatch();
   return { caller: serviceCaller(req, path, null), body: s3Body(req, sig, key) };
 }

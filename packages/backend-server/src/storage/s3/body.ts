@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { drain } from '../body';
+import { type PayloadChecksum, payloadChecksum } from './body-checksum';
 import { S3ERR } from './errors';
 import { type ClientSignature, chunkSignature, sameSignature, UNSIGNED_PAYLOAD } from './sigv4';
 
@@ -20,6 +21,7 @@ const malformed = () => S3ERR.invalidRequest('The aws-chunked body is malformed'
 export async function* decodeAwsChunked(
   source: AsyncIterable<Uint8Array>,
   check: ChunkCheck | null,
+  trailers: Map<string, string> = new Map(),
 ): AsyncGenerator<Uint8Array> {
   const it = source[Symbol.asyncIterator]();
   let buf: Buffer = Buffer.alloc(0);
@@ -79,6 +81,9 @@ export async function* decodeAwsChunked(
   for (;;) {
     const trailer = await line();
     if (trailer === null || trailer === '') break;
+    const at = trailer.indexOf(':');
+    if (at > 0)
+      trailers.set(trailer.slice(0, at).trim().toLowerCase(), trailer.slice(at + 1).trim());
   }
 }
 
@@ -90,6 +95,11 @@ export interface S3Body {
   length: number | null;
   /** Reads what is left (bounded), so the client sees our answer. */
   drain(): Promise<void>;
+  /**
+   * The checksum the client sent (header or trailer) as `[header, value]`, verified once
+   * the chunks are read (a mismatch fails them with BadDigest); null when none was sent.
+   */
+  checksum(): [string, string] | null;
 }
 
 function raw(reader: ReadableStreamDefaultReader<Uint8Array> | null): AsyncIterable<Uint8Array> {
@@ -105,11 +115,15 @@ function raw(reader: ReadableStreamDefaultReader<Uint8Array> | null): AsyncItera
   };
 }
 
-/** Counts bytes against the declared length and checks a signed sha256 at the end. */
+/**
+ * Counts bytes against the declared length and checks a signed sha256 and the client's
+ * checksum at the end.
+ */
 async function* checked(
   source: AsyncIterable<Uint8Array>,
   length: number | null,
   sha256: string | null,
+  checksum: PayloadChecksum | null,
 ): AsyncGenerator<Uint8Array> {
   const hash = sha256 ? createHash('sha256') : null;
   let seen = 0;
@@ -117,10 +131,12 @@ async function* checked(
     seen += chunk.byteLength;
     if (length !== null && seen > length) throw S3ERR.incompleteBody();
     hash?.update(chunk);
+    checksum?.update(chunk);
     yield chunk;
   }
   if (length !== null && seen !== length) throw S3ERR.incompleteBody();
   if (hash && hash.digest('hex') !== sha256) throw S3ERR.sha256Mismatch();
+  checksum?.verify();
 }
 
 /**
@@ -146,6 +162,9 @@ export function s3Body(req: Request, sig: ClientSignature, key: Buffer): S3Body 
   const drainIt = async () => {
     if (reader) await drain(reader);
   };
+  const trailers = new Map<string, string>();
+  const sum = payloadChecksum(req.headers, trailers);
+  const checksum = () => sum?.result() ?? null;
   if (streaming) {
     let check: ChunkCheck | null = null;
     if (signedChunks) {
@@ -156,11 +175,13 @@ export function s3Body(req: Request, sig: ClientSignature, key: Buffer): S3Body 
         previous = signature;
       };
     }
-    const chunks = checked(decodeAwsChunked(raw(reader), check), num(decoded), null);
-    return { chunks, length: num(decoded), drain: drainIt };
+    const source = decodeAwsChunked(raw(reader), check, trailers);
+    const chunks = checked(source, num(decoded), null, sum);
+    return { chunks, length: num(decoded), drain: drainIt, checksum };
   }
   const length = num(contentLength);
-  return { chunks: checked(raw(reader), length, sha256), length, drain: drainIt };
+  const chunks = checked(raw(reader), length, sha256, sum);
+  return { chunks, length, drain: drainIt, checksum };
 }
 
 /** A small body (an XML document) as text; larger than `limit` bytes is MalformedXML. */
@@ -173,4 +194,13 @@ export async function readSmall(body: S3Body, limit = 2 * 1024 * 1024): Promise<
     parts.push(chunk);
   }
   return Buffer.concat(parts).toString('utf8');
+}
+
+/** An answer's headers plus the verified checksum the client sent, echoed as S3 does. */
+export function withChecksum(
+  call: { body: S3Body },
+  headers: Record<string, string>,
+): Record<string, string> {
+  const sum = call.body.checksum();
+  return sum ? { ...headers, [sum[0]]: sum[1] } : headers;
 }

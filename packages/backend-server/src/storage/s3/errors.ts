@@ -57,6 +57,8 @@ export const S3ERR = {
     ),
   badDigest: () =>
     e('BadDigest', 400, 'The Content-MD5 you specified did not match what we received.'),
+  checksumMismatch: (algorithm: string) =>
+    e('BadDigest', 400, `The ${algorithm} you specified did not match the calculated checksum.`),
   incompleteBody: () =>
     e('IncompleteBody', 400, 'You did not provide the number of bytes specified by the header.'),
   noSuchUpload: () =>

@@ -4,7 +4,7 @@ import { ERR } from '../errors';
 import { checkMime } from '../names';
 import { bucketLimits, canWrite, commitObject, sizeLimit } from '../objects';
 import type { S3Call, S3Context } from './auth';
-import { readSmall } from './body';
+import { readSmall, withChecksum } from './body';
 import { S3ERR } from './errors';
 import {
   deleteUpload,
@@ -118,7 +118,7 @@ export async function uploadPart(
     throw error;
   }
   if (replaced) await objects.remove(replaced);
-  if (!copy) return new Response(null, { headers: { etag } });
+  if (!copy) return new Response(null, { headers: withChecksum(call, { etag }) });
   return xmlResponse(
     xmlDocument('CopyPartResult', el('LastModified', new Date().toISOString()), el('ETag', etag)),
   );

@@ -13,7 +13,7 @@ import {
   sizeLimit,
 } from '../objects';
 import type { S3Call, S3Context } from './auth';
-import { readSmall } from './body';
+import { readSmall, withChecksum } from './body';
 import { S3ERR } from './errors';
 import { children, childText, el, parseXml, xmlDocument, xmlResponse } from './xml';
 
@@ -83,7 +83,8 @@ export async function putObject(
   }
   const o = { bucket, name: key, version, size: file.size, md5: file.md5, ...meta };
   await commitObject(s.db, s.objects, call.caller, o, 'upsert');
-  return new Response(null, { status: 200, headers: { etag: `"${file.md5}"` } });
+  const headers = withChecksum(call, { etag: `"${file.md5}"` });
+  return new Response(null, { status: 200, headers });
 }
 
 /** `x-amz-copy-source` as bucket and key (`/bucket/key`, `bucket/key?versionId=…`). */
