@@ -10,6 +10,7 @@ const steps = [
   ['browser for end-to-end tests', 'node', ['scripts/ensure-chromium.mjs']],
   ['PostgreSQL server binaries', 'node', ['scripts/ensure-postgres.mjs']],
   ['PgBouncer and HAProxy (replica suites)', 'node', ['scripts/ensure-proxies.mjs']],
+  ['Ceph radosgw (S3 backend suites)', 'node', ['scripts/ensure-ceph.mjs']],
   ['lint + format (biome)', 'pnpm', ['lint']],
   ['typecheck', 'pnpm', ['typecheck']],
   ['build', 'pnpm', ['build']],
