@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { SizeLimitExceeded, type StoredObject } from '../backends/index';
+import type { StoredObject } from '../backends/index';
 import { ERR } from '../errors';
 import { checkMime } from '../names';
 import { bucketLimits, canWrite, commitObject, sizeLimit } from '../objects';
@@ -14,7 +14,7 @@ import {
   otherPartsSize,
   putPartRow,
 } from './multipart-store';
-import { checkNames, findSource, objectHeaders, receive } from './objects';
+import { checkNames, findSource, objectHeaders, receive, writeChunks } from './objects';
 import { children, childText, el, parseXml, xmlDocument, xmlResponse } from './xml';
 
 const uploadIdOf = (call: S3Call) => call.url.searchParams.get('uploadId') ?? '';
@@ -69,16 +69,11 @@ async function receiveCopy(x: S3Context, call: S3Call, limit: number) {
     source.metadata?.size ?? 0,
   );
   const handle = await x.s.objects.open(source.version);
-  const temp = await x.s.objects.createWriter(limit);
+  const stream = handle.stream(range.start, range.length);
   try {
-    const stream = handle.stream(range.start, range.length);
-    for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>)
-      await temp.write(chunk);
-    return { temp, ...(await temp.finish()) };
+    return await writeChunks(x, limit, stream as unknown as AsyncIterable<Uint8Array>);
   } catch (error) {
     await handle.close().catch(() => {});
-    await temp.discard();
-    if (error instanceof SizeLimitExceeded) throw ERR.entityTooLarge();
     throw error;
   }
 }

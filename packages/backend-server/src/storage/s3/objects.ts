@@ -46,12 +46,27 @@ export async function receive(
   limit: number,
 ): Promise<{ temp: ObjectWriter; size: number; md5: string }> {
   if (call.body.length !== null && call.body.length > limit) throw ERR.entityTooLarge();
+  const md5 = call.req.headers.get('content-md5');
+  return writeChunks(x, limit, call.body.chunks, (done) => {
+    if (md5 && Buffer.from(done.md5, 'hex').toString('base64') !== md5) throw S3ERR.badDigest();
+  });
+}
+
+/**
+ * Writes `chunks` as a new version of the store within `limit` bytes, checked by `check`
+ * once finished; discarded on any failure (past the limit: EntityTooLarge).
+ */
+export async function writeChunks(
+  x: S3Context,
+  limit: number,
+  chunks: AsyncIterable<Uint8Array>,
+  check: (done: { size: number; md5: string }) => void = () => {},
+): Promise<{ temp: ObjectWriter; size: number; md5: string }> {
   const temp = await x.s.objects.createWriter(limit);
   try {
-    for await (const chunk of call.body.chunks) await temp.write(chunk);
+    for await (const chunk of chunks) await temp.write(chunk);
     const done = await temp.finish();
-    const md5 = call.req.headers.get('content-md5');
-    if (md5 && Buffer.from(done.md5, 'hex').toString('base64') !== md5) throw S3ERR.badDigest();
+    check(done);
     return { temp, ...done };
   } catch (error) {
     await temp.discard();
