@@ -3,9 +3,9 @@ import type { GatewayInfo } from '../http/gateway';
 import type { SigningKeys } from '../http/signing-keys';
 import { authenticate, type Caller } from './auth';
 import type { ObjectBackend } from './backends/index';
-import type { DiskStore } from './disk';
+import type { DiskStore } from './backends/storage-dir';
 import { ERR } from './errors';
-import type { Renderer } from './render';
+import type { Renderer } from './render/render';
 
 /** What every storage route reads. */
 export interface StorageContext {

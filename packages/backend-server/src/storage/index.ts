@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import type { ServiceModule } from '../service-module';
 import { createBackend } from './backends/index';
+import { DiskStore } from './backends/storage-dir';
 import type { StorageContext } from './context';
-import { DiskStore } from './disk';
+import { storageRoutes } from './http/router';
 import { collectRetired } from './objects';
-import { createRenderer, type Renderer } from './render';
-import { RenderCache } from './render-cache';
-import { storageRoutes } from './router';
+import { createRenderer, type Renderer } from './render/render';
+import { RenderCache } from './render/render-cache';
 import { S3_KEYS_SQL } from './s3/keys';
 import { S3_SQL } from './s3/schema';
 import { STORAGE_SQL } from './schema';

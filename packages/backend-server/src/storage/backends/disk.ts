@@ -1,6 +1,6 @@
 import { mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type DiskStore, fileStream, fsyncDir } from '../disk';
+import { type DiskStore, fileStream, fsyncDir } from './storage-dir';
 import {
   checkVersion,
   type ObjectBackend,

@@ -1,6 +1,6 @@
-import type { DiskStore } from '../disk';
 import { FileBackend } from './disk';
 import { S3Backend, type S3BackendSettings } from './s3';
+import type { DiskStore } from './storage-dir';
 import type { ObjectBackend } from './types';
 
 export type { ObjectBackend, ObjectWriter, StoredObject } from './types';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { drain } from '../body';
+import { drain } from '../http/body';
 import { type PayloadChecksum, payloadChecksum } from './body-checksum';
 import { S3ERR } from './errors';
 import { type ClientSignature, chunkSignature, sameSignature, UNSIGNED_PAYLOAD } from './sigv4';

@@ -1,5 +1,5 @@
-import { openObject, parseRange } from '../download';
 import { ERR } from '../errors';
+import { openObject, parseRange } from '../http/download';
 import { bucketLimits, findAsCaller, type ObjectRow } from '../objects';
 import type { S3Call, S3Context } from './auth';
 import { S3ERR } from './errors';

@@ -1,5 +1,5 @@
-import { drain } from '../body';
 import { ERR } from '../errors';
+import { drain } from '../http/body';
 import { authorize, type S3Call, type S3Context } from './auth';
 import {
   bucketLocation,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { StorageError } from '../../../src/storage/errors';
-import { multipartBoundary, parseMultipart } from '../../../src/storage/multipart';
+import { multipartBoundary, parseMultipart } from '../../../src/storage/http/multipart';
 
 async function* chunked(data: Buffer, size: number) {
   for (let i = 0; i < data.length; i += size) yield data.subarray(i, i + size);

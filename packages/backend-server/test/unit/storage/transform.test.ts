@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseFormat } from '../../../src/storage/image';
+import { chooseFormat } from '../../../src/storage/render/image';
 import {
   clampTransform,
   describeTransform,
@@ -7,7 +7,7 @@ import {
   signTransform,
   transformFromClaim,
   transformFromQuery,
-} from '../../../src/storage/transform';
+} from '../../../src/storage/render/transform';
 
 const q = (text: string) => transformFromQuery(new URLSearchParams(text));
 

@@ -1,4 +1,4 @@
-import { ERR } from './errors';
+import { ERR } from '../errors';
 
 /** Image transformation options, as the render endpoints and signed tokens take them. */
 export interface Transform {

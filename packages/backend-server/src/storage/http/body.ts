@@ -1,7 +1,7 @@
-import { type ObjectBackend, type ObjectWriter, SizeLimitExceeded } from './backends/index';
-import { ERR } from './errors';
+import { type ObjectBackend, type ObjectWriter, SizeLimitExceeded } from '../backends/index';
+import { ERR } from '../errors';
+import { cacheControlFrom, checkMime } from '../names';
 import { multipartBoundary, parseMultipart } from './multipart';
-import { cacheControlFrom, checkMime } from './names';
 
 /** An uploaded body, written (durably, not yet in place) and what the request said about it. */
 export interface ReceivedFile {

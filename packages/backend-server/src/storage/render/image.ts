@@ -1,5 +1,5 @@
 import type { Sharp, SharpOptions } from 'sharp';
-import { StorageError } from './errors';
+import { StorageError } from '../errors';
 import type { Transform } from './transform';
 
 /** Output formats a render can produce, with their media types. */

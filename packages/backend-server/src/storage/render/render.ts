@@ -1,14 +1,15 @@
 import { availableParallelism } from 'node:os';
-import type { ObjectBackend } from './backends/index';
-import type { StorageContext, StorageRequest } from './context';
+import type { ObjectBackend } from '../backends/index';
+import type { StorageContext, StorageRequest } from '../context';
+import { ERR } from '../errors';
 import {
   callerLookup,
   contentDisposition,
   type Lookup,
   publicLookup,
   signedLookup,
-} from './download';
-import { ERR } from './errors';
+} from '../http/download';
+import type { ObjectRow } from '../objects';
 import {
   chooseFormat,
   type FormatChoice,
@@ -20,7 +21,6 @@ import {
   renderImage,
   SourceGone,
 } from './image';
-import type { ObjectRow } from './objects';
 import type { RenderCache } from './render-cache';
 import {
   clampTransform,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { asRequest } from '../db/index';
+import { asRequest } from '../../db/index';
 import {
   callerOf,
   json,
@@ -8,9 +8,9 @@ import {
   requireString,
   type StorageContext,
   type StorageRequest,
-} from './context';
-import { ERR } from './errors';
-import { checkBucketName, checkKey } from './names';
+} from '../context';
+import { ERR } from '../errors';
+import { checkBucketName, checkKey } from '../names';
 import {
   bucketLimits,
   collectRetired,
@@ -18,9 +18,9 @@ import {
   findAsCaller,
   OBJECT_COLUMNS,
   sizeLimit,
-} from './objects';
+} from '../objects';
+import { hasTransform, parseTransform, signTransform } from '../render/transform';
 import { signDownload } from './tokens';
-import { hasTransform, parseTransform, signTransform } from './transform';
 
 /** DELETE /object/:bucket/:key → `{message}`; NoSuchKey when the caller sees nothing to delete. */
 export async function deleteObject(

@@ -1,5 +1,5 @@
-import { asRequest } from '../db/index';
-import { ownerUuid } from './auth';
+import { asRequest } from '../../db/index';
+import { ownerUuid } from '../auth';
 import {
   callerOf,
   json,
@@ -7,10 +7,10 @@ import {
   requireString,
   type StorageContext,
   type StorageRequest,
-} from './context';
-import { ERR } from './errors';
-import { checkBucketName, parseMimeTypes, parseSizeLimit } from './names';
-import { collectRetired, iso } from './objects';
+} from '../context';
+import { ERR } from '../errors';
+import { checkBucketName, parseMimeTypes, parseSizeLimit } from '../names';
+import { collectRetired, iso } from '../objects';
 
 /** The bucket columns as the hosted `GET /bucket/:id` answers them (`owner` is the uuid). */
 const BUCKET_COLUMNS = `id, name, owner, public, file_size_limit,

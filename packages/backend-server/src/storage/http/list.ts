@@ -1,4 +1,4 @@
-import { asRequest } from '../db/index';
+import { asRequest } from '../../db/index';
 import {
   callerOf,
   json,
@@ -7,9 +7,9 @@ import {
   requireString,
   type StorageContext,
   type StorageRequest,
-} from './context';
-import { ERR } from './errors';
-import { iso, isoExpr } from './objects';
+} from '../context';
+import { ERR } from '../errors';
+import { iso, isoExpr } from '../objects';
 
 /** `text` for a LIKE pattern, with its wildcards escaped. */
 const likeEscape = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);

@@ -1,4 +1,4 @@
-import { ERR } from './errors';
+import { ERR } from '../errors';
 
 /** Where the bytes of a file part go; `write` is awaited (backpressure). */
 export interface PartSink {

@@ -1,6 +1,12 @@
 import { Hono } from 'hono';
-import { fromTrustedProxy, type TrustedProxies, withoutForwarded } from '../http/client-address';
-import type { AppEnv } from '../service-module';
+import { fromTrustedProxy, type TrustedProxies, withoutForwarded } from '../../http/client-address';
+import type { AppEnv } from '../../service-module';
+import type { StorageContext, StorageRequest } from '../context';
+import { ERR, errorResponse } from '../errors';
+import { renderRoute } from '../render/render';
+import type { S3Context } from '../s3/auth';
+import { handleS3, S3_PATH } from '../s3/router';
+import { TUS_PATH, type TusService } from '../tus/tus';
 import {
   createBucket,
   deleteBucket,
@@ -9,9 +15,7 @@ import {
   listBuckets,
   updateBucket,
 } from './buckets';
-import type { StorageContext, StorageRequest } from './context';
 import { downloadAuthenticated, downloadPublic, downloadSigned, objectInfo } from './download';
-import { ERR, errorResponse } from './errors';
 import { listObjects, listObjectsV2 } from './list';
 import {
   copyObject,
@@ -21,10 +25,6 @@ import {
   signObject,
   signObjects,
 } from './manage';
-import { renderRoute } from './render';
-import type { S3Context } from './s3/auth';
-import { handleS3, S3_PATH } from './s3/router';
-import { TUS_PATH, type TusService } from './tus/tus';
 import { createSignedUpload, uploadObject, uploadToSignedUrl } from './upload';
 
 const BASE = '/storage/v1';

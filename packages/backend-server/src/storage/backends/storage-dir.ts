@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type FileHandle, mkdir, open, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Meter, type ObjectWriter, SWEEP_GRACE_MS } from './backends/types';
+import { Meter, type ObjectWriter, SWEEP_GRACE_MS } from './types';
 
 const FLUSH_AT = 1 << 20;
 const READ_CHUNK = 1 << 20;

@@ -1,15 +1,15 @@
-import type { Caller } from './auth';
-import type { StoredObject } from './backends/index';
-import { callerOf, json, type StorageContext, type StorageRequest } from './context';
-import { ERR } from './errors';
-import { checkBucketName, checkKey } from './names';
+import type { Caller } from '../auth';
+import type { StoredObject } from '../backends/index';
+import { callerOf, json, type StorageContext, type StorageRequest } from '../context';
+import { ERR } from '../errors';
+import { checkBucketName, checkKey } from '../names';
 import {
   bucketLimits,
   findAsCaller,
   findObject,
   findPublicObject,
   type ObjectRow,
-} from './objects';
+} from '../objects';
 import { verifyDownload } from './tokens';
 
 /** How a download finds its row: as the caller (RLS), or as the platform. */

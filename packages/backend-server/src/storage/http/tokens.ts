@@ -1,5 +1,5 @@
 import { errors, jwtVerify, SignJWT } from 'jose';
-import { ERR } from './errors';
+import { ERR } from '../errors';
 
 const encoder = new TextEncoder();
 

@@ -1,9 +1,9 @@
-import { type Caller, serviceCaller } from './auth';
+import { type Caller, serviceCaller } from '../auth';
+import { callerOf, json, type StorageContext, type StorageRequest } from '../context';
+import { ERR } from '../errors';
+import { checkBucketName, checkKey } from '../names';
+import { bucketLimits, canWrite, commitObject, sizeLimit, type WriteMode } from '../objects';
 import { receiveUpload } from './body';
-import { callerOf, json, type StorageContext, type StorageRequest } from './context';
-import { ERR } from './errors';
-import { checkBucketName, checkKey } from './names';
-import { bucketLimits, canWrite, commitObject, sizeLimit, type WriteMode } from './objects';
 import { signUpload, verifyUpload } from './tokens';
 
 /**
