@@ -224,4 +224,88 @@ describe(`S3 protocol: multipart uploads (${databaseKind()})`, () => {
     );
     await s3.send(new AbortMultipartUploadCommand(key));
   });
+
+  it('lets one of two concurrent completions join the parts; the other is refused, the object is whole', async () => {
+    const Key = 'race/joined.bin';
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key }));
+    const key = { Bucket: bucket, Key, UploadId };
+    const first = bytes(5 * 1024 * 1024, 7);
+    const second = bytes(300_000, 8);
+    const p1 = await s3.send(new UploadPartCommand({ ...key, PartNumber: 1, Body: first }));
+    const p2 = await s3.send(new UploadPartCommand({ ...key, PartNumber: 2, Body: second }));
+    const complete = () =>
+      s3.send(
+        new CompleteMultipartUploadCommand({
+          ...key,
+          MultipartUpload: {
+            Parts: [
+              { PartNumber: 1, ETag: p1.ETag },
+              { PartNumber: 2, ETag: p2.ETag },
+            ],
+          },
+        }),
+      );
+    const results = await Promise.allSettled([complete(), complete()]);
+    const won = results.filter((r) => r.status === 'fulfilled');
+    const lost = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []));
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(1);
+    // Refused while the other joins (OperationAborted), or gone once it has (NoSuchUpload).
+    expect(['OperationAborted', 'NoSuchUpload']).toContain(lost[0]?.name);
+    const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key }));
+    const body = await got.Body?.transformToByteArray();
+    expect(sha256(body ?? new Uint8Array())).toBe(sha256(Buffer.concat([first, second])));
+    expect(await partFiles()).toBe(0);
+  });
+
+  it('refuses parts and a second completion while one completion holds the upload; a stale claim is taken over', async () => {
+    const Key = 'race/claimed.txt';
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key }));
+    const key = { Bucket: bucket, Key, UploadId };
+    const p1 = await s3.send(new UploadPartCommand({ ...key, PartNumber: 1, Body: 'one' }));
+    const claim = (at: string) =>
+      server.db.query(
+        `update storage.s3_multipart_uploads set completing_at = now() - $2::interval where id = $1`,
+        [UploadId, at],
+      );
+    const done = { MultipartUpload: { Parts: [{ PartNumber: 1, ETag: p1.ETag }] } };
+    // A completion in progress elsewhere (another request or replica) holds it.
+    await claim('0 seconds');
+    await expectS3Error(
+      s3.send(new UploadPartCommand({ ...key, PartNumber: 2, Body: 'two' })),
+      'OperationAborted',
+      409,
+    );
+    await expectS3Error(
+      s3.send(new CompleteMultipartUploadCommand({ ...key, ...done })),
+      'OperationAborted',
+      409,
+    );
+    // A failed completion lets go: the upload takes parts and completes again.
+    await claim('20 minutes');
+    await expectS3Error(
+      s3.send(
+        new CompleteMultipartUploadCommand({
+          ...key,
+          MultipartUpload: { Parts: [{ PartNumber: 1, ETag: '"0000"' }] },
+        }),
+      ),
+      'InvalidPart',
+      400,
+    );
+    const p2 = await s3.send(new UploadPartCommand({ ...key, PartNumber: 2, Body: 'two' }));
+    await s3.send(
+      new CompleteMultipartUploadCommand({
+        ...key,
+        MultipartUpload: {
+          Parts: [
+            { PartNumber: 1, ETag: p1.ETag },
+            { PartNumber: 2, ETag: p2.ETag },
+          ],
+        },
+      }),
+    );
+    const { data } = await service.storage.from(bucket).download(Key);
+    expect(await data?.text()).toBe('onetwo');
+  });
 });

@@ -67,6 +67,12 @@ export const S3ERR = {
       404,
       'The specified multipart upload does not exist. The upload ID might be invalid, or the multipart upload might have been aborted or completed.',
     ),
+  completing: () =>
+    e(
+      'OperationAborted',
+      409,
+      'A conflicting conditional operation is currently in progress against this resource. Please try again.',
+    ),
   invalidPart: (message = 'One or more of the specified parts could not be found.') =>
     e('InvalidPart', 400, message),
   invalidPartOrder: () =>

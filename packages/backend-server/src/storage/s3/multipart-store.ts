@@ -103,6 +103,13 @@ export async function putPartRow(
 ): Promise<string | null> {
   try {
     return await db.transaction(async (tx) => {
+      // The upload row's lock orders this against a completion claiming it.
+      const claimed = await tx.query<{ completing: boolean }>(
+        `select ${FRESH_CLAIM} as completing from storage.s3_multipart_uploads
+          where id = $1 for update`,
+        [upload.id],
+      );
+      if (claimed.rows[0]?.completing) throw S3ERR.completing();
       const old = await tx.query<{ version: string }>(
         `select version from storage.s3_multipart_uploads_parts
           where upload_id = $1 and part_number = $2 for update`,
@@ -137,6 +144,29 @@ export async function putPartRow(
     if ((error as { code?: string }).code === '23503') throw S3ERR.noSuchUpload();
     throw error;
   }
+}
+
+/** A completion's claim on an upload, unless a fresher one holds it (15 minutes). */
+const FRESH_CLAIM = `coalesce(completing_at > now() - interval '15 minutes', false)`;
+
+/**
+ * Claims an upload for one CompleteMultipartUpload: false when another completion holds it.
+ * Parts are refused while it is held ({@link putPartRow}); {@link releaseUpload} lets go after
+ * a completion that failed.
+ */
+export async function claimUpload(db: Database, uploadId: string): Promise<boolean> {
+  const { rows } = await db.query(
+    `update storage.s3_multipart_uploads set completing_at = now()
+      where id = $1 and not ${FRESH_CLAIM} returning id`,
+    [uploadId],
+  );
+  return rows.length > 0;
+}
+
+export async function releaseUpload(db: Database, uploadId: string): Promise<void> {
+  await db.query('update storage.s3_multipart_uploads set completing_at = null where id = $1', [
+    uploadId,
+  ]);
 }
 
 /** Deletes an upload and its parts; returns the part versions whose bytes are to go. */

@@ -7,12 +7,15 @@ import type { S3Call, S3Context } from './auth';
 import { readSmall, withChecksum } from './body';
 import { S3ERR } from './errors';
 import {
+  claimUpload,
   deleteUpload,
   findUpload,
   insertUpload,
   listPartRows,
   otherPartsSize,
+  type PartRow,
   putPartRow,
+  releaseUpload,
 } from './multipart-store';
 import { checkNames, findSource, objectHeaders, receive, writeChunks } from './objects';
 import { children, childText, el, parseXml, xmlDocument, xmlResponse } from './xml';
@@ -150,17 +153,60 @@ export async function completeMultipartUpload(
   checkNames(bucket, key);
   const { db, objects } = x.s;
   const upload = await findUpload(db, call.caller, bucket, key, uploadIdOf(call));
-  const wanted = requestedParts(await readSmall(call.body));
-  const stored = new Map((await listPartRows(db, upload.id)).map((p) => [p.part_number, p]));
-  const parts = wanted.map((w) => {
-    const part = stored.get(w.number);
-    if (!part || part.etag.replace(/"/g, '') !== w.etag) throw S3ERR.invalidPart();
-    return part;
-  });
-  const limits = await bucketLimits(db, bucket);
-  const limit = sizeLimit(limits, x.s.globalLimit);
-  const total = parts.reduce((sum, p) => sum + Number(p.size), 0);
-  if (total > limit) throw ERR.entityTooLarge();
+  if (!(await claimUpload(db, upload.id))) throw S3ERR.completing();
+  let etag: string;
+  try {
+    const wanted = requestedParts(await readSmall(call.body));
+    const stored = new Map((await listPartRows(db, upload.id)).map((p) => [p.part_number, p]));
+    const parts = wanted.map((w) => {
+      const part = stored.get(w.number);
+      if (!part || part.etag.replace(/"/g, '') !== w.etag) throw S3ERR.invalidPart();
+      return part;
+    });
+    const joined = await joinParts(x, bucket, parts);
+    etag = joined.etag;
+    await commitObject(
+      db,
+      objects,
+      call.caller,
+      {
+        bucket,
+        name: key,
+        version: joined.version,
+        size: joined.size,
+        md5: etag,
+        mimetype: upload.metadata?.mimetype ?? 'application/octet-stream',
+        cacheControl: upload.metadata?.cacheControl ?? 'no-cache',
+        userMetadata: upload.user_metadata ?? {},
+      },
+      'upsert',
+    );
+  } catch (error) {
+    await releaseUpload(db, upload.id).catch(() => {});
+    throw error;
+  }
+  for (const v of await deleteUpload(db, upload.id)) await objects.remove(v);
+  return xmlResponse(
+    xmlDocument(
+      'CompleteMultipartUploadResult',
+      el('Location', `${call.url.origin}${call.url.pathname}`),
+      el('Bucket', bucket),
+      el('Key', key),
+      el('ETag', `"${etag}"`),
+    ),
+  );
+}
+
+/** The parts' bytes joined into one new version of the store, with S3's multipart ETag. */
+async function joinParts(
+  x: S3Context,
+  bucket: string,
+  parts: PartRow[],
+): Promise<{ version: string; size: number; etag: string }> {
+  const { db, objects } = x.s;
+  const limit = sizeLimit(await bucketLimits(db, bucket), x.s.globalLimit);
+  const size = parts.reduce((sum, p) => sum + Number(p.size), 0);
+  if (size > limit) throw ERR.entityTooLarge();
   const temp = await objects.createWriter(limit);
   const md5s = createHash('md5');
   let handle: StoredObject | null = null;
@@ -180,40 +226,13 @@ export async function completeMultipartUpload(
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw S3ERR.noSuchUpload();
     throw error;
   }
-  const { version } = temp;
   try {
     await temp.commit();
   } catch (error) {
     await temp.discard();
     throw error;
   }
-  const etag = `${md5s.digest('hex')}-${parts.length}`;
-  await commitObject(
-    db,
-    objects,
-    call.caller,
-    {
-      bucket,
-      name: key,
-      version,
-      size: total,
-      md5: etag,
-      mimetype: upload.metadata?.mimetype ?? 'application/octet-stream',
-      cacheControl: upload.metadata?.cacheControl ?? 'no-cache',
-      userMetadata: upload.user_metadata ?? {},
-    },
-    'upsert',
-  );
-  for (const v of await deleteUpload(db, upload.id)) await objects.remove(v);
-  return xmlResponse(
-    xmlDocument(
-      'CompleteMultipartUploadResult',
-      el('Location', `${call.url.origin}${call.url.pathname}`),
-      el('Bucket', bucket),
-      el('Key', key),
-      el('ETag', `"${etag}"`),
-    ),
-  );
+  return { version: temp.version, size, etag: `${md5s.digest('hex')}-${parts.length}` };
 }
 
 /** AbortMultipartUpload: the upload and its parts' bytes go (204). */

@@ -18,6 +18,9 @@ create table if not exists storage.s3_multipart_uploads (
   user_metadata jsonb,
   metadata jsonb
 );
+-- Set while one CompleteMultipartUpload joins the parts (ours): a second complete, or a part
+-- written meanwhile, is refused instead of racing it; a claim older than 15 minutes is stale.
+alter table storage.s3_multipart_uploads add column if not exists completing_at timestamptz;
 create index if not exists idx_multipart_uploads_list
   on storage.s3_multipart_uploads (bucket_id, key, created_at);
 
