@@ -9,6 +9,7 @@
 import type { Socket } from 'node:net';
 import type { QueryResult, Settled, Statement } from './types';
 import {
+  type ArrayTypes,
   affected,
   B,
   dataRow,
@@ -80,6 +81,7 @@ class PipeConnection {
   constructor(
     open: { socket: Socket; reader: Reader },
     private readonly onLost: (conn: PipeConnection) => void,
+    private readonly arrays: ArrayTypes,
   ) {
     this.#socket = open.socket;
     this.#reader = open.reader;
@@ -190,7 +192,7 @@ class PipeConnection {
           break;
         }
         case B.dataRow:
-          if (step) step.rows.push(dataRow(m.body, step.fields ?? []));
+          if (step) step.rows.push(dataRow(m.body, step.fields ?? [], this.arrays));
           break;
         case B.commandComplete:
         case B.emptyQuery:
@@ -254,11 +256,19 @@ export class Pipeline {
   private constructor(
     private readonly target: ConnectTarget,
     private readonly size: number,
+    private readonly arrays: ArrayTypes,
   ) {}
 
-  /** Opens the first connection (rejects when it cannot), then the others in the background. */
-  static async open(target: ConnectTarget, size: number): Promise<Pipeline> {
-    const pipeline = new Pipeline(target, size);
+  /**
+   * Opens the first connection (rejects when it cannot), then the others in the background.
+   * `arrays` names the database's array types, whose values are read into arrays.
+   */
+  static async open(
+    target: ConnectTarget,
+    size: number,
+    arrays: ArrayTypes = new Map(),
+  ): Promise<Pipeline> {
+    const pipeline = new Pipeline(target, size, arrays);
     await pipeline.#add();
     void pipeline.#refill();
     return pipeline;
@@ -271,11 +281,15 @@ export class Pipeline {
       return;
     }
     this.#conns.push(
-      new PipeConnection(open, (lost) => {
-        const i = this.#conns.indexOf(lost);
-        if (i >= 0) this.#conns.splice(i, 1);
-        void this.#refill();
-      }),
+      new PipeConnection(
+        open,
+        (lost) => {
+          const i = this.#conns.indexOf(lost);
+          if (i >= 0) this.#conns.splice(i, 1);
+          void this.#refill();
+        },
+        this.arrays,
+      ),
     );
   }
 

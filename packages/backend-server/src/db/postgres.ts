@@ -1,5 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import postgres from 'postgres';
+import { parseArray } from './pg-array';
 import { Pipeline } from './pipeline';
 import type {
   Database,
@@ -11,6 +12,7 @@ import type {
   Transaction,
   TransactionOptions,
 } from './types';
+import { type ArrayTypes, BOX_ARRAY } from './wire';
 import { connectTarget } from './wire-connect';
 
 const TEXT_TYPES = [20, 1700, 1082, 1083, 1114, 1184, 1266, 1186, 17];
@@ -74,11 +76,12 @@ async function openPipeline(
   url: string,
   size: number,
   settings: Readonly<Record<string, string>>,
+  arrays: ArrayTypes,
 ): Promise<Pipeline | null> {
   const target = size > 0 ? connectTarget(url) : null;
   if (!target) return null;
   try {
-    return await Pipeline.open({ ...target, settings }, size);
+    return await Pipeline.open({ ...target, settings }, size, arrays);
   } catch {
     return null;
   }
@@ -113,6 +116,35 @@ function localSettings(settings: Readonly<Record<string, string>>): Statement | 
   };
 }
 
+type Parser = (text: string) => unknown;
+
+/**
+ * Reads arrays with NULL elements right: postgres.js's own array parser gives an unquoted
+ * `NULL` element to the element's parser (the string 'NULL' in a text[], NaN in an int[]).
+ * Its parsers of the array types it fetched at the first connection are replaced by
+ * {@link parseArray} over the same element parsers (later connections keep them). Returns
+ * the array types, for the pipelined read path.
+ */
+function readArraysRight(sql: Sql): ArrayTypes {
+  const options = (
+    sql as unknown as {
+      options: {
+        parsers: Record<number, Parser>;
+        shared: { typeArrayMap: Record<string, number> };
+      };
+    }
+  ).options;
+  const arrays = new Map<number, number>();
+  for (const [element, array] of Object.entries(options.shared.typeArrayMap)) {
+    const item = options.parsers[Number(element)] ?? ((text: string) => text);
+    const delimiter = array === BOX_ARRAY ? ';' : ',';
+    // Not marked `array`: postgres.js would cut the first character off for its own parser.
+    options.parsers[array] = (text: string) => parseArray(text, item, delimiter);
+    arrays.set(array, Number(element));
+  }
+  return arrays;
+}
+
 /** A real PostgreSQL server through a connection pool. */
 export async function openPostgres(options: PostgresOptions): Promise<Database> {
   const text = { to: 25, from: TEXT_TYPES, serialize: String, parse: (x: string) => x };
@@ -144,9 +176,10 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     return direct;
   };
   await sql`select 1`;
+  const arrays = readArraysRight(sql);
   const pipeline = pooler
     ? null
-    : await openPipeline(options.url, options.pipelined ?? 2, settings);
+    : await openPipeline(options.url, options.pipelined ?? 2, settings, arrays);
   const base = wrap(sql, prepare);
   const transaction = async <T>(
     fn: (tx: Transaction) => Promise<T>,

@@ -4,6 +4,7 @@
  * byte stream into messages. Values travel in text format.
  */
 
+import { parseArray } from './pg-array';
 import type { Statement } from './types';
 
 /** A parameter as protocol text, or undefined for one that needs a driver's serialisers. */
@@ -262,8 +263,18 @@ export function rowDescription(body: Buffer): Field[] {
   return fields;
 }
 
+/** `box[]`, the one built-in array type whose elements are separated by ';'. */
+export const BOX_ARRAY = 1020;
+
+/** Array type OIDs of a database → their element type's OID. */
+export type ArrayTypes = ReadonlyMap<number, number>;
+
 /** Turns a text value into what the Database contract promises for its type. */
-function parseValue(type: number, text: string): unknown {
+function parseValue(type: number, text: string, arrays?: ArrayTypes): unknown {
+  const element = arrays?.get(type);
+  if (element !== undefined) {
+    return parseArray(text, (item) => parseValue(element, item), type === BOX_ARRAY ? ';' : ',');
+  }
   switch (type) {
     case 16:
       return text === 't';
@@ -281,7 +292,11 @@ function parseValue(type: number, text: string): unknown {
   }
 }
 
-export function dataRow(body: Buffer, fields: readonly Field[]): Record<string, unknown> {
+export function dataRow(
+  body: Buffer,
+  fields: readonly Field[],
+  arrays?: ArrayTypes,
+): Record<string, unknown> {
   const row: Record<string, unknown> = {};
   const count = body.readInt16BE(0);
   let at = 2;
@@ -293,7 +308,7 @@ export function dataRow(body: Buffer, fields: readonly Field[]): Record<string, 
       row[field.name] = null;
       continue;
     }
-    row[field.name] = parseValue(field.dataTypeID, body.toString('utf8', at, at + n));
+    row[field.name] = parseValue(field.dataTypeID, body.toString('utf8', at, at + n), arrays);
     at += n;
   }
   return row;
