@@ -102,6 +102,7 @@ describe('links to folders, with a password, and upload links, as a new user', (
     await guest.getByLabel('Password').fill('not it');
     await guest.getByRole('button', { name: 'Open' }).click();
     await guest.getByText('That password is not right.').waitFor();
+    await expectAccessible(guest, 'a wrong password for a link');
     await guest.getByLabel('Password').fill('sesame-42');
     await guest.getByRole('button', { name: 'Open' }).click();
     await guest.getByRole('heading', { name: 'Trip' }).waitFor();

@@ -415,9 +415,19 @@ describe('upload links (file requests)', () => {
     await up.result;
     expect(
       await visit({ action: 'finish', token: l.token, key: begun.body.key }, session),
-    ).toMatchObject({
-      status: 413,
-    });
+    ).toMatchObject({ status: 413, body: { error: 'too_large' } });
+    // Nor when the upload expires with its bytes there: it goes to the Trash, not ready.
+    const { rows } = await server.db.query<{ id: string }>(
+      `update public.files set created_at = now() - interval '25 hours'
+        where folder_id = $1 and name = 'c.txt' returning id`,
+      [inbox.id],
+    );
+    await server.db.query('select public.expire_uploads()');
+    const late = await server.db.query<{ status: string; trashed: boolean }>(
+      'select status, trashed_at is not null as trashed from public.files where id = $1',
+      [rows[0]?.id],
+    );
+    expect(late.rows).toEqual([{ status: 'uploading', trashed: true }]);
   });
 
   it('keeps to the owner’s quota', async () => {
