@@ -6,12 +6,14 @@
  * function, and as the owner through REST.
  */
 import type { Client } from '@app/backend-sdk';
+import { memoryUrlStore } from '@app/backend-sdk/tus';
 import type { RunningServer } from '@app/backend-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   file,
   folder,
   memoryClient,
+  newPerson,
   newUser as newUserOf,
   type Row,
   startDriveServer,
@@ -454,5 +456,79 @@ describe('upload links (file requests)', () => {
       status: 413,
       body: { error: 'quota_exceeded' },
     });
+  });
+
+  it('resumes an interrupted upload with its key, in a new session, where it stopped', async () => {
+    const l = await createLink(owner, { p_folder_id: inbox.id, p_mode: 'upload' });
+    const body = 'abcdefghijklmnopqrstuvwxyz';
+    const store = memoryUrlStore();
+    let session = await open(l.token);
+    const first = await visit(
+      { action: 'upload', token: l.token, name: 'long.txt', size: 26 },
+      session,
+    );
+    const part = memoryClient(server)
+      .storage.from('files')
+      .uploadResumable(first.body.path as string, new Blob([body]), {
+        signature: first.body.signature as string,
+        urlStore: store,
+        chunkSize: 10,
+        uploadDataDuringCreation: false,
+        onChunkComplete: () => part.pause(),
+      });
+    await expect.poll(() => part.state).toBe('paused');
+    expect(part.bytes).toBe(10);
+
+    // Later (a reload): a new session, the same key, a new token for the same file.
+    session = await open(l.token);
+    const again = await visit(
+      { action: 'upload', token: l.token, name: 'long.txt', size: 26, key: first.body.key },
+      session,
+    );
+    expect(again.body).toMatchObject({ key: first.body.key, path: first.body.path });
+    const sent: number[] = [];
+    const rest = memoryClient(server)
+      .storage.from('files')
+      .uploadResumable(again.body.path as string, new Blob([body]), {
+        signature: again.body.signature as string,
+        urlStore: store,
+        chunkSize: 10,
+        onChunkComplete: (c) => sent.push(c.bytes),
+      });
+    const { error } = await rest.result;
+    expect(error).toBeNull();
+    // The same tus upload, continued from its 10 bytes.
+    expect(rest.url).toBe(part.url);
+    expect(sent).toEqual([20, 26]);
+    expect(
+      await visit({ action: 'finish', token: l.token, key: first.body.key }, session),
+    ).toMatchObject({
+      status: 200,
+    });
+    const stored = await owner.storage.from('files').download(first.body.path as string);
+    expect(await (stored.data as Blob).text()).toBe(body);
+  });
+
+  it('goes with its folder to a new owner', async () => {
+    const a = await newPerson(server);
+    const b = await newPerson(server);
+    const box = await folder(a, 'Handover');
+    const l = await createLink(a, { p_folder_id: box.id, p_mode: 'upload' });
+    const granted = await a
+      .rpc('share_with', { p_kind: 'folder', p_id: box.id, p_email: b.email, p_role: 'editor' })
+      .single();
+    expect(granted.error).toBeNull();
+    const moved = await a.rpc('transfer_ownership', {
+      p_kind: 'folder',
+      p_id: box.id,
+      p_to: b.uid,
+    });
+    expect(moved.error).toBeNull();
+    expect((await b.from('shares').select('id').eq('id', l.id)).data).toEqual([{ id: l.id }]);
+    expect(await upload(l.token, await open(l.token), 'late.txt', 'late')).toMatchObject({
+      status: 200,
+    });
+    const landed = await b.from('files').select('owner_id').eq('folder_id', box.id);
+    expect(landed.data).toEqual([{ owner_id: b.uid }]);
   });
 });
