@@ -199,9 +199,12 @@ describe('files: upload, pause, resume, offline, reload, download, preview, shar
     const guest = await visitor.newPage();
     await guest.goto(link);
     await guest.getByRole('heading', { name: 'notes.txt' }).waitFor();
-    const href = await guest.getByRole('link', { name: 'Download' }).getAttribute('href');
-    const body = Buffer.from(await (await fetch(href ?? '')).arrayBuffer());
-    expect(body.equals(text)).toBe(true);
+    const [download] = await Promise.all([
+      guest.waitForEvent('download'),
+      guest.getByRole('button', { name: 'Download' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe('notes.txt');
+    expect(readFileSync((await download.path()) as string).equals(text)).toBe(true);
     await guest.screenshot({ path: `${shots}share-page.png` });
     await expectAccessible(guest, 'share page');
 

@@ -101,9 +101,9 @@ describe('share links that expired or were revoked', () => {
     );
 
     await guest.goto(link);
-    await guest.getByRole('heading', { name: 'Link unavailable' }).waitFor();
+    await guest.getByRole('heading', { name: 'Link no longer available' }).waitFor();
     expect(await guest.getByRole('alert').textContent()).toBe('This link has expired.');
-    expect(await guest.getByRole('link', { name: 'Download' }).count()).toBe(0);
+    expect(await guest.getByRole('button', { name: 'Download' }).count()).toBe(0);
     expect(await guest.getByText('report.txt').count()).toBe(0);
     await guest.screenshot({ path: `${shots}share-expired.png` });
     await expectAccessible(guest, 'share expired');
@@ -136,7 +136,7 @@ describe('share links that expired or were revoked', () => {
     // Before: the visitor can download.
     await guest.goto(link);
     await guest.getByRole('heading', { name: 'plans.txt' }).waitFor();
-    expect(await guest.getByRole('link', { name: 'Download' }).count()).toBe(1);
+    expect(await guest.getByRole('button', { name: 'Download' }).count()).toBe(1);
 
     const token = link.split('/s/')[1] ?? '';
     const dialog = page.getByRole('dialog', { name: 'Share “plans.txt”' });
@@ -146,9 +146,9 @@ describe('share links that expired or were revoked', () => {
     expect(await share(link)).toMatchObject({ revoked: true });
 
     await guest.reload();
-    await guest.getByRole('heading', { name: 'Link unavailable' }).waitFor();
+    await guest.getByRole('heading', { name: 'Link no longer available' }).waitFor();
     expect(await guest.getByRole('alert').textContent()).toBe('This link has been revoked.');
-    expect(await guest.getByRole('link', { name: 'Download' }).count()).toBe(0);
+    expect(await guest.getByRole('button', { name: 'Download' }).count()).toBe(0);
     await guest.screenshot({ path: `${shots}share-revoked.png` });
     await expectAccessible(guest, 'share revoked');
 

@@ -96,7 +96,14 @@ function startDownload(url: string): void {
  * backend's error.
  */
 export async function downloadZip(client: DriveClient, ids: Ids, name: string): Promise<void> {
-  const list = await items(client, ids);
+  await saveZip(await items(client, ids), name);
+}
+
+/**
+ * Downloads the zip of `list` (entries with signed URLs, e.g. a link's folder) as `name`:
+ * streamed by the service worker, else built in memory.
+ */
+export async function saveZip(list: ZipItem[], name: string): Promise<void> {
   const sw = await worker();
   if (sw) {
     const id = crypto.randomUUID();

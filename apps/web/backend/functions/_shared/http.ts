@@ -4,11 +4,14 @@
  * hosted runtime bundles it.
  */
 
-/** The CORS headers for `methods`, and a JSON response carrying them. */
-export function http(methods: string) {
-  const cors = {
+/**
+ * The CORS headers for `methods` (and `extra` request headers a page may send, e.g.
+ * `x-link-session`), and a JSON response carrying them.
+ */
+export function http(methods: string, extra = '') {
+  const cors: Record<string, string> = {
     'access-control-allow-origin': '*',
-    'access-control-allow-headers': 'authorization, x-client-info, apikey, content-type',
+    'access-control-allow-headers': `authorization, x-client-info, apikey, content-type${extra ? `, ${extra}` : ''}`,
     'access-control-allow-methods': methods,
   };
   const json = (status: number, body: unknown): Response =>

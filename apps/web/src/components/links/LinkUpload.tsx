@@ -1,0 +1,116 @@
+import { useBackendClient } from '@app/backend-react';
+import type { ResumableUpload, ResumableUploadOptions } from '@app/backend-sdk/tus';
+import { useState } from 'react';
+import { formatBytes } from '../../format';
+import type { DriveClient } from '../../lib/client-types';
+import type { LinkVisitor, OpenedLink } from '../../lib/links-api';
+import { validity } from './LinkFile';
+import { messageOf } from './shared';
+
+interface Sent {
+  id: string;
+  name: string;
+  size: number;
+  bytes: number;
+  state: 'uploading' | 'done' | 'failed';
+  error?: string;
+}
+
+/** Where an unfinished upload's key is kept, so that picking the same file again resumes it. */
+const keyOf = (token: string, f: File) =>
+  `drive-link-upload:${token}:${f.name}:${f.size}:${f.lastModified}`;
+
+/**
+ * A file request: anyone with the link uploads files into the owner's folder, and sees
+ * nothing of it — not even what others sent. Each file goes up with the SDK's resumable
+ * (tus) upload, authorised for its one path by the link; picking the same file again after
+ * an interruption resumes it.
+ */
+export default function LinkUpload({
+  link,
+  visitor,
+  token,
+}: {
+  link: OpenedLink;
+  visitor: LinkVisitor;
+  token: string;
+}) {
+  const client = useBackendClient<DriveClient>();
+  const [sent, setSent] = useState<Sent[]>([]);
+  const update = (id: string, change: Partial<Sent>) =>
+    setSent((all) => all.map((s) => (s.id === id ? { ...s, ...change } : s)));
+
+  const send = async (file: File) => {
+    const id = crypto.randomUUID();
+    setSent((all) => [
+      ...all,
+      { id, name: file.name, size: file.size, bytes: 0, state: 'uploading' },
+    ]);
+    const stored = keyOf(token, file);
+    try {
+      const begun = await visitor.upload(
+        { name: file.name, size: file.size, type: file.type || 'application/octet-stream' },
+        localStorage.getItem(stored),
+      );
+      localStorage.setItem(stored, begun.key);
+      const options: ResumableUploadOptions = {
+        signature: begun.signature,
+        contentType: file.type || 'application/octet-stream',
+        onProgress: (p) => update(id, { bytes: p.bytes }),
+      };
+      const upload = client.storage
+        .from('files')
+        .uploadResumable(begun.path, file, options) as ResumableUpload;
+      const { error } = await upload.result;
+      if (error) throw error;
+      await visitor.finish(begun.key);
+      localStorage.removeItem(stored);
+      update(id, { state: 'done', bytes: file.size });
+    } catch (e) {
+      update(id, { state: 'failed', error: messageOf(e) });
+    }
+  };
+
+  return (
+    <>
+      <h1>Upload files to “{link.name}”</h1>
+      <p className="hint">
+        The files go to the person who sent you this link. You will not see what is in the folder,
+        nor what others sent.
+        {link.maxUploadBytes ? ` Up to ${formatBytes(Number(link.maxUploadBytes))} in all.` : ''}{' '}
+        {validity(link)}
+      </p>
+      <label className="button primary upload-pick">
+        Choose files
+        <input
+          type="file"
+          multiple
+          className="sr-only"
+          data-testid="link-file-picker"
+          onChange={(e) => {
+            for (const f of Array.from(e.target.files ?? [])) void send(f);
+            e.target.value = '';
+          }}
+        />
+      </label>
+      {sent.length > 0 ? (
+        <ul className="link-entries" aria-label="Your uploads">
+          {sent.map((s) => (
+            <li key={s.id} data-state={s.state}>
+              <span>{s.name}</span>
+              {s.state === 'uploading' ? (
+                <progress aria-label={`Uploading ${s.name}`} max={s.size || 1} value={s.bytes} />
+              ) : null}
+              {s.state === 'done' ? <span>Uploaded</span> : null}
+              {s.state === 'failed' ? (
+                <span className="error" role="alert">
+                  {s.error}
+                </span>
+              ) : null}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </>
+  );
+}
