@@ -59,12 +59,15 @@ export const DATA_HELP = `backend-server data commands
       read from and written to its [storage.s3] bucket.
 ${S3_KEYS_HELP}${SIGNING_KEYS_HELP}
   DATABASE: --data-dir DIR (embedded database and stored files) and/or --database-url URL
-  (a PostgreSQL server; stored files still in --data-dir when given).
+  (a PostgreSQL server; stored files still in --data-dir when given). Behind a
+  transaction-mode pooler, add --direct-url URL (the database itself, as for start): the
+  command connects there, since it holds one session throughout.
 `;
 
 const OPTIONS = {
   'data-dir': { type: 'string' },
   'database-url': { type: 'string' },
+  'direct-url': { type: 'string' },
   file: { type: 'string', short: 'f' },
   'data-only': { type: 'boolean' },
   'with-data': { type: 'boolean' },
@@ -88,9 +91,13 @@ async function withDatabase<T>(
   run: (db: Database, storageDir: string | null) => Promise<T>,
 ): Promise<T> {
   const dataDir = values['data-dir'] ? resolve(values['data-dir']) : null;
-  const databaseUrl = values['database-url'] ?? null;
+  // Behind a transaction-mode pooler, the database itself: a command holds one session (a
+  // dump's snapshot, COPY, advisory locks, LISTEN), which a pooler does not keep.
+  const databaseUrl = values['direct-url'] ?? values['database-url'] ?? null;
   if (!dataDir && !databaseUrl) {
-    throw new DataError('say which database: --data-dir DIR or --database-url URL');
+    throw new DataError(
+      'say which database: --data-dir DIR, --database-url URL or --direct-url URL',
+    );
   }
   const unlock = dataDir ? await lockDataDir(dataDir) : null;
   try {
