@@ -207,6 +207,50 @@ describe.skipIf(!ceph?.available)('tus on an S3 backend across replicas (postgre
     expect(await unfinished()).toEqual([]);
   }, 120_000);
 
+  it('takes empty uploads, deferred lengths and bytes sent with the creation', async () => {
+    const [a, b] = servers as [RunningServer, RunningServer];
+    await create(a, `${alice.id}/empty.bin`, 0);
+    expect(await download(b, `${alice.id}/empty.bin`)).toHaveLength(0);
+    // The length told with the last PATCH, on the other server.
+    const data = randomBytes(2 * MiB);
+    const res = await fetch(`${a.url}/storage/v1/upload/resumable`, {
+      method: 'POST',
+      headers: tus(a, {
+        'upload-defer-length': '1',
+        'upload-metadata': metadata(`${alice.id}/deferred.bin`),
+      }),
+    });
+    expect(res.status).toBe(201);
+    const id = (res.headers.get('location') as string).split('/').pop() as string;
+    expect((await patch(a, id, 0, data.subarray(0, MiB))).status).toBe(204);
+    const last = await fetch(at(b, id), {
+      method: 'PATCH',
+      headers: tus(b, {
+        'upload-offset': String(MiB),
+        'upload-length': String(data.length),
+        'content-type': 'application/offset+octet-stream',
+      }),
+      body: data.subarray(MiB),
+    });
+    expect(last.status).toBe(204);
+    expect(sha256(await download(a, `${alice.id}/deferred.bin`))).toBe(sha256(data));
+    // Every byte in the POST.
+    const whole = randomBytes(3000);
+    const posted = await fetch(`${b.url}/storage/v1/upload/resumable`, {
+      method: 'POST',
+      headers: tus(b, {
+        'upload-length': String(whole.length),
+        'upload-metadata': metadata(`${alice.id}/posted.bin`),
+        'content-type': 'application/offset+octet-stream',
+      }),
+      body: whole,
+    });
+    expect(posted.status).toBe(201);
+    expect(posted.headers.get('upload-offset')).toBe('3000');
+    expect(sha256(await download(a, `${alice.id}/posted.bin`))).toBe(sha256(whole));
+    expect(await unfinished()).toEqual([]);
+  }, 120_000);
+
   it('joins the parts of parallel uploads made through both servers', async () => {
     const [a, b] = servers as [RunningServer, RunningServer];
     const data = randomBytes(CHUNK + 3 * MiB + 123);
