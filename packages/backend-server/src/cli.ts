@@ -65,6 +65,7 @@ Options of start:
 Data commands (see backend-server db --help):
   backend-server db dump | db reset | db test | migration new NAME | export PATH | import PATH
   backend-server s3-keys list | s3-keys create [--description TEXT] | s3-keys delete ID
+  backend-server signing-keys list | add [--algorithm ES256|RS256] | rotate [KID] | revoke KID
 `;
 
 const OPTIONS = {
@@ -296,7 +297,12 @@ async function main(argv: string[]): Promise<number> {
   });
   if (exportOnExit) {
     const { exportProject } = await import('./data/portable');
-    const summary = await exportProject(server.db, server.storageDir, exportOnExit);
+    const summary = await exportProject(
+      server.db,
+      server.storageDir,
+      exportOnExit,
+      server.storageS3,
+    );
     process.stdout.write(
       `exported ${summary.rows} rows and ${summary.objects} objects to ${exportOnExit}\n`,
     );

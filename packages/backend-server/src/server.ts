@@ -19,6 +19,7 @@ import { WEBHOOKS_SQL } from './net/webhooks-sql';
 import { type NetWorker, startNetWorker } from './net/worker';
 import type { ServerContext, ServiceInstance, ServiceModule } from './service-module';
 import { SERVICES } from './service-registry';
+import type { S3BackendSettings } from './storage/backends/s3';
 
 /** A running server. */
 export interface RunningServer {
@@ -43,6 +44,8 @@ export interface RunningServer {
   mailUrl: string | null;
   /** Where stored files are kept (`<dataDir>/storage`, or a temp dir removed at stop). */
   storageDir: string;
+  /** The S3 backend's settings (`storage.backend: 's3'`), null when bytes are in `storageDir`. */
+  storageS3: S3BackendSettings | null;
   /**
    * The S3 protocol's endpoint and service-role credentials (null when it is off), for
    * `new S3Client({ endpoint: s3.url, region: s3.region, forcePathStyle: true, credentials })`.
@@ -147,7 +150,13 @@ export async function startServer(
     // An archive replaces the database's project data first; migrations newer than it follow.
     if (options.importFile) {
       const { importProject } = await import('./data/portable');
-      await importProject(db, config.storageDir, options.importFile, platformSql);
+      await importProject(
+        db,
+        config.storageDir,
+        options.importFile,
+        platformSql,
+        config.storage.s3,
+      );
     }
     if (config.migrationsDir) await applyMigrations(db, config.migrationsDir);
     await applySeed(db, config.seedFiles);
@@ -226,6 +235,7 @@ export async function startServer(
       secretKey: config.secretKeys[0] as string,
       jwtSecret: config.jwtSecret,
       storageDir: config.storageDir,
+      storageS3: config.storage.s3,
       s3: config.storage.s3Protocol.enabled
         ? {
             url: `${config.url}/storage/v1/s3`,

@@ -179,7 +179,7 @@ function resolveS3Protocol(options: S3ProtocolOptions): ServerConfig['storage'][
 }
 
 /** The S3 backend's settings (`storage.backend: 's3'`), or null for the file backend. */
-function resolveS3(options: StorageOptions): ServerConfig['storage']['s3'] {
+export function resolveS3(options: StorageOptions): ServerConfig['storage']['s3'] {
   const backend = options.backend ?? 'file';
   if (backend !== 'file' && backend !== 's3')
     throw new Error(`storage.backend must be 'file' or 's3', not ${JSON.stringify(backend)}`);

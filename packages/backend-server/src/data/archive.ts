@@ -22,6 +22,7 @@ import {
   replaceObjects,
   stagingFolder,
   summaryOf,
+  thenPublish,
   VERSION_ID,
 } from './transfer';
 
@@ -35,6 +36,7 @@ export async function exportArchive(
   db: Database,
   storageDir: string,
   file: string,
+  fetch?: (versions: string[]) => Promise<void>,
 ): Promise<ArchiveSummary> {
   const thread = startCopyThread();
   const partial = join(
@@ -44,7 +46,7 @@ export async function exportArchive(
   let out: FileHandle | null = null;
   let dumped: Promise<unknown> | null = null;
   try {
-    const started = await dumpWithObjects(db, storageDir);
+    const started = await dumpWithObjects(db, storageDir, fetch);
     dumped = started.dump;
     out = await open(partial, 'w');
     const { files, manifest } = await started.objects;
@@ -161,12 +163,14 @@ export async function importArchive(
   storageDir: string,
   file: string,
   platformSql: readonly string[],
+  publish?: (staging: string) => Promise<void>,
 ): Promise<ArchiveSummary> {
   const info = await stat(file).catch(() => null);
   if (!info?.isFile()) throw new DataError(`${file} does not exist`);
   const thread = startCopyThread();
   const input = await open(file, 'r');
   const staging = await stagingFolder(storageDir);
+  let staged: Promise<DataError | null> | null = null;
   try {
     const { manifest, objects, script, checksums } = await readIndex(input, info.size, file);
     const extraction = thread
@@ -191,12 +195,14 @@ export async function importArchive(
         (error: Error) => new DataError(`${file} could not be read: ${error.message}`),
       );
 
-    const { tables, rows } = await loadProject(db, platformSql, script, extraction, file);
+    staged = thenPublish(extraction, staging, file, publish);
+    const { tables, rows } = await loadProject(db, platformSql, script, staged, file);
     await replaceObjects(storageDir, staging);
     return summaryOf({ tables, rows }, manifest);
   } finally {
     // Stops an extraction still running (the database failed first) before its folder goes.
     await thread.stop();
+    await staged; // an upload to the bucket under way
     await input.close();
     await rm(staging, { recursive: true, force: true });
   }

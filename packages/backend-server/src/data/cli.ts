@@ -5,14 +5,17 @@
  * the data directory's lock so no server runs on it meanwhile.
  */
 import { createWriteStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { projectOptions } from '../config/project-toml';
+import { resolveS3 } from '../config/resolve';
 import { resolveVaultKey } from '../config/vault-key';
 import { VAULT_KEY_SETTING } from '../db/extensions/vault';
 import { type Database, openDatabase } from '../db/index';
 import { platformScripts } from '../server';
+import type { S3BackendSettings } from '../storage/backends/s3';
 import { runS3Keys, S3_KEYS_HELP, S3KeysInputError } from '../storage/s3/keys-cli';
 import { defaultTestPaths, findTestFiles, runDbTests } from './db-test';
 import { dumpDatabase } from './dump';
@@ -21,6 +24,7 @@ import { newMigration } from './migration';
 import { exportProject, importProject } from './portable';
 import { resetDatabase } from './reset';
 import { applyScript, DataError, RESET_AFTER_DUMP } from './restore';
+import { runSigningKeys, SIGNING_KEYS_HELP } from './signing-keys-cli';
 
 export const DATA_HELP = `backend-server data commands
 
@@ -41,24 +45,29 @@ export const DATA_HELP = `backend-server data commands
   backend-server migration new NAME [--migrations DIR]
       Creates DIR/<UTC timestamp>_NAME.sql (default DIR: backend/migrations), with what
       is piped to the command, if anything.
-  backend-server export PATH [DATABASE]
+  backend-server export PATH [--project DIR] [DATABASE]
       A portable export of the database and the stored files: a folder (manifest.json,
       database.sql, objects/), the fast format, whose files are read-only hard links of
       the stored ones on the same file system (stored files are never changed in place)
       and copies elsewhere; or, when PATH ends in .tar, one tar file (slower: every byte
       passes through the program).
       An existing PATH is replaced only if it is an empty folder or an export.
-  backend-server import PATH [DATABASE]
+  backend-server import PATH [--project DIR] [DATABASE]
       An export (folder or tar) replaces the database's project data and stored files;
       a .sql file (a dump) runs in one transaction. A bad export changes nothing.
-${S3_KEYS_HELP}
+      With --project, a config.toml whose [storage] backend is "s3" has the stored files
+      read from and written to its [storage.s3] bucket.
+${S3_KEYS_HELP}${SIGNING_KEYS_HELP}
   DATABASE: --data-dir DIR (embedded database and stored files) and/or --database-url URL
-  (a PostgreSQL server; stored files still in --data-dir when given).
+  (a PostgreSQL server; stored files still in --data-dir when given). Behind a
+  transaction-mode pooler, add --direct-url URL (the database itself, as for start): the
+  command connects there, since it holds one session throughout.
 `;
 
 const OPTIONS = {
   'data-dir': { type: 'string' },
   'database-url': { type: 'string' },
+  'direct-url': { type: 'string' },
   file: { type: 'string', short: 'f' },
   'data-only': { type: 'boolean' },
   'with-data': { type: 'boolean' },
@@ -68,6 +77,7 @@ const OPTIONS = {
   'no-seed': { type: 'boolean' },
   project: { type: 'string' },
   description: { type: 'string' },
+  algorithm: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -81,9 +91,13 @@ async function withDatabase<T>(
   run: (db: Database, storageDir: string | null) => Promise<T>,
 ): Promise<T> {
   const dataDir = values['data-dir'] ? resolve(values['data-dir']) : null;
-  const databaseUrl = values['database-url'] ?? null;
+  // Behind a transaction-mode pooler, the database itself: a command holds one session (a
+  // dump's snapshot, COPY, advisory locks, LISTEN), which a pooler does not keep.
+  const databaseUrl = values['direct-url'] ?? values['database-url'] ?? null;
   if (!dataDir && !databaseUrl) {
-    throw new DataError('say which database: --data-dir DIR or --database-url URL');
+    throw new DataError(
+      'say which database: --data-dir DIR, --database-url URL or --direct-url URL',
+    );
   }
   const unlock = dataDir ? await lockDataDir(dataDir) : null;
   try {
@@ -174,9 +188,41 @@ async function test(paths: string[], values: Values): Promise<number> {
   });
 }
 
+/** The S3 backend's settings of `--project DIR`'s config.toml, null for the file backend. */
+async function projectS3(values: Values): Promise<S3BackendSettings | null> {
+  if (!values.project) return null;
+  try {
+    return resolveS3((await projectOptions(values.project)).storage ?? {});
+  } catch (error) {
+    throw new DataError((error as Error).message);
+  }
+}
+
+/**
+ * Runs `run` with the storage folder, or on the S3 backend without --data-dir a scratch
+ * folder of its own (its objects are in the bucket), removed after.
+ */
+async function withStorage<T>(
+  storageDir: string | null,
+  s3: S3BackendSettings | null,
+  run: (dir: string) => Promise<T>,
+): Promise<T> {
+  if (storageDir || !s3) return run(needStorage(storageDir));
+  const scratch = await mkdtemp(join(tmpdir(), 'backend-server-objects-'));
+  try {
+    return await run(scratch);
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
 async function exportCommand(file: string, values: Values): Promise<void> {
+  const s3 = await projectS3(values);
   await withDatabase(values, async (db, storageDir) => {
-    const summary = await exportProject(db, storageDir ?? join(resolve('.'), '.no-storage'), file);
+    const summary =
+      storageDir || s3
+        ? await withStorage(storageDir, s3, (dir) => exportProject(db, dir, file, s3))
+        : await exportProject(db, join(resolve('.'), '.no-storage'), file);
     say(
       `Exported ${summary.rows} rows of ${summary.tables} tables and ${summary.objects} objects (${summary.objectBytes} bytes) to ${file}.`,
     );
@@ -203,8 +249,11 @@ async function importCommand(file: string, values: Values): Promise<void> {
     });
     return;
   }
+  const s3 = await projectS3(values);
   await withDatabase(values, async (db, storageDir) => {
-    const summary = await importProject(db, needStorage(storageDir), file, platformScripts());
+    const summary = await withStorage(storageDir, s3, (dir) =>
+      importProject(db, dir, file, platformScripts(), s3),
+    );
     say(
       `Imported ${summary.rows} rows of ${summary.tables} tables and ${summary.objects} objects from ${file}.`,
     );
@@ -239,6 +288,9 @@ export async function runDataCommand(argv: string[]): Promise<number> {
     else if (command === 's3-keys') {
       const out = (line: string) => process.stdout.write(`${line}\n`);
       await withDatabase(values, (db) => runS3Keys(db, sub, arg, values.description, out));
+    } else if (command === 'signing-keys') {
+      const out = (line: string) => process.stdout.write(`${line}\n`);
+      await withDatabase(values, (db) => runSigningKeys(db, sub, arg, values.algorithm, out));
     } else {
       process.stderr.write(
         `Unknown or incomplete command: ${positionals.join(' ')}\n\n${DATA_HELP}`,

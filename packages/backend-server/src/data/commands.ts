@@ -5,4 +5,5 @@ export const DATA_COMMANDS: ReadonlySet<string> = new Set([
   'export',
   'import',
   's3-keys',
+  'signing-keys',
 ]);

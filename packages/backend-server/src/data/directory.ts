@@ -45,6 +45,7 @@ import {
   replaceObjects,
   stagingFolder,
   summaryOf,
+  thenPublish,
   VERSION_ID,
 } from './transfer';
 
@@ -137,6 +138,7 @@ export async function exportDirectory(
   db: Database,
   storageDir: string,
   dir: string,
+  fetch?: (versions: string[]) => Promise<void>,
 ): Promise<ArchiveSummary> {
   const target = resolve(dir);
   await checkTarget(target);
@@ -148,7 +150,7 @@ export async function exportDirectory(
   let copied: Promise<unknown> | null = null;
   try {
     await mkdir(partial);
-    const started = await dumpWithObjects(db, storageDir);
+    const started = await dumpWithObjects(db, storageDir, fetch);
     dumped = started.dump;
     const { files, manifest } = await started.objects;
     copied = placeFiles(
@@ -266,6 +268,7 @@ export async function importDirectory(
   storageDir: string,
   dir: string,
   platformSql: readonly string[],
+  publish?: (staging: string) => Promise<void>,
 ): Promise<ArchiveSummary> {
   const { manifest, list, script } = await readFolder(dir);
   const staging = await stagingFolder(storageDir);
@@ -277,13 +280,14 @@ export async function importDirectory(
     () => null,
     (error: Error) => new DataError(`${dir}: its objects could not be copied: ${error.message}`),
   );
+  const published = thenPublish(staged, staging, dir, publish);
   try {
-    const { tables, rows } = await loadProject(db, platformSql, script, staged, dir);
+    const { tables, rows } = await loadProject(db, platformSql, script, published, dir);
     await replaceObjects(storageDir, staging);
     return summaryOf({ tables, rows }, manifest);
   } finally {
     stop = true;
-    await staged;
+    await published;
     await rm(staging, { recursive: true, force: true });
   }
 }

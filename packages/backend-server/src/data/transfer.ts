@@ -71,6 +71,7 @@ export interface ObjectFile {
 export async function dumpWithObjects(
   db: Database,
   storageDir: string,
+  fetch?: (versions: string[]) => Promise<void>,
 ): Promise<{
   objects: Promise<{ files: ObjectFile[]; manifest: ArchiveManifest }>;
   dump: Promise<Dump>;
@@ -92,6 +93,8 @@ export async function dumpWithObjects(
   // If the dump fails before listing, the copy must not wait forever.
   dump.catch(() => listed([]));
   const objects = versions.then(async (list) => {
+    // On the S3 backend, the versions are first downloaded into `storageDir` (a scratch folder).
+    if (fetch) await fetch(list);
     const files = await Promise.all(
       list.map(async (version) => {
         const stats = await stat(objectFile(storageDir, version)).catch(() => null);
@@ -175,6 +178,30 @@ export async function loadProject(
     await db.exec(RESET_AFTER_DUMP).catch(() => {});
   }
   return { tables, rows };
+}
+
+/**
+ * Chains `publish` (on the S3 backend: the staged objects' upload to the bucket) after the
+ * staging, so the import's transaction commits only once it is done too.
+ */
+export function thenPublish(
+  staged: Promise<DataError | null>,
+  staging: string,
+  where: string,
+  publish?: (staging: string) => Promise<void>,
+): Promise<DataError | null> {
+  if (!publish) return staged;
+  return staged.then(async (failed) => {
+    if (failed) return failed;
+    try {
+      await publish(staging);
+      return null;
+    } catch (error) {
+      return error instanceof DataError
+        ? error
+        : new DataError(`${where}: its objects could not be stored: ${(error as Error).message}`);
+    }
+  });
 }
 
 /** A staging folder for imported objects, inside the storage folder (same file system). */

@@ -213,7 +213,22 @@ export class S3Backend implements ObjectBackend {
     }
   }
 
-  /** Removes keys no row references and abandoned multipart uploads, older than `graceMs`. */
+  /** Whether a tus upload of `version` has a record (tus-s3-store.ts): its collector's then. */
+  async #tusUpload(version: string): Promise<boolean> {
+    const Key = `tus/${version}.json`;
+    try {
+      await this.client.send(new HeadObjectCommand({ Bucket: this.settings.bucket, Key }));
+      return true;
+    } catch (error) {
+      if (notFound(error)) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Removes keys no row references and abandoned multipart uploads, older than `graceMs`;
+   * those of a tus upload that still has a record are left to the tus collector.
+   */
   async sweep(referenced: ReadonlySet<string>, graceMs = SWEEP_GRACE_MS): Promise<number> {
     const Bucket = this.settings.bucket;
     const before = Date.now() - graceMs;
@@ -226,6 +241,7 @@ export class S3Backend implements ObjectBackend {
       for (const item of page.Contents ?? []) {
         const version = item.Key?.slice('objects/'.length) ?? '';
         if (referenced.has(version) || (item.LastModified?.getTime() ?? before) >= before) continue;
+        if (await this.#tusUpload(version)) continue;
         await this.client.send(new DeleteObjectCommand({ Bucket, Key: item.Key }));
         removed++;
       }
@@ -236,6 +252,7 @@ export class S3Backend implements ObjectBackend {
     );
     for (const u of uploads.Uploads ?? []) {
       if ((u.Initiated?.getTime() ?? before) >= before) continue;
+      if (await this.#tusUpload(u.Key?.slice('objects/'.length) ?? '')) continue;
       await this.client
         .send(new AbortMultipartUploadCommand({ Bucket, Key: u.Key, UploadId: u.UploadId }))
         .catch(() => {});

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ConcatDeps } from './tus-concat';
-import type { UploadRecord } from './tus-store';
+import { ObjectFileStore, type UploadRecord } from './tus-store';
 
 /** Appends `from` (its first `size` bytes) to the open file at `at`. */
 export async function append(
@@ -91,7 +91,7 @@ export async function placeParts(
       storage_at: at,
       storage_written: part.have,
     } as never);
-    await d.datastore.dropData(id);
+    if (d.datastore instanceof ObjectFileStore) await d.datastore.dropData(id);
     at += part.size;
   }
   return version;

@@ -11,18 +11,19 @@
  * (`concatenation-unfinished`, tus-assembly.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { open, rm, stat } from 'node:fs/promises';
+import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Lock, type Locker, Metadata } from '@tus/server';
 import type { StorageContext } from '../context';
 import { append, placeParts } from './tus-assembly';
 import { parseUrlId, TUS_PATH, tusError } from './tus-ids';
+import { ObjectS3Store } from './tus-s3-store';
 import type { ObjectFileStore, UploadRecord } from './tus-store';
 
 /** What joining parts needs from the tus service. */
 export interface ConcatDeps {
   s: StorageContext;
-  datastore: ObjectFileStore;
+  datastore: ObjectFileStore | ObjectS3Store;
   locker: Locker;
   /** The bucket and object name of an upload's metadata (a 400 when they are missing). */
   target(metadata: Record<string, string | null> | undefined): { bucket: string; name: string };
@@ -31,10 +32,13 @@ export interface ConcatDeps {
     req: Request,
     metadata: Record<string, string | null> | undefined,
   ): Promise<{ limit: number; upsert: boolean }>;
-  /** Commits `file` (the joined bytes) as the object of `metadata`; removes it on failure. */
+  /**
+   * Commits `file` (the joined bytes; null: at the version's key) as the object of
+   * `metadata`; removes them on failure.
+   */
   commit(
     req: Request,
-    file: string,
+    file: string | null,
     version: string,
     size: number,
     metadata: Record<string, string | null> | undefined,
@@ -82,7 +86,7 @@ async function partOf(d: ConcatDeps, version: string) {
   const have =
     record.storage_into !== undefined
       ? (record.storage_written ?? 0)
-      : ((await stat(join(d.s.disk.tus, version)).catch(() => null))?.size ?? -1);
+      : await d.datastore.held(version);
   if (have < 0) throw tusError(404, 'A partial upload was not found');
   return { size: record.size, have, into: record.storage_into };
 }
@@ -146,6 +150,13 @@ export async function createFinal(
       throw tusError(400, 'Upload-Length does not match the partial uploads');
     }
     if (total > limit) throw tusError(413, 'Maximum size exceeded');
+    if (d.datastore instanceof ObjectS3Store) {
+      if (parts.some((p) => p.have < p.size)) {
+        throw tusError(400, 'The partial uploads must be complete before they are concatenated');
+      }
+      const version = await joinInBucket(d, d.datastore, versions, total, metadata, upsert, req);
+      return finished(d, req, headers, version, total, metadata, concat);
+    }
     if (parts.some((p) => p.have < p.size)) {
       // Parts still under way: placed in the final upload's file, which they then write.
       const version = await placeParts(d, versions, parts, { metadata, upsert, header: concat });
@@ -173,27 +184,75 @@ export async function createFinal(
     }
     const version = randomUUID();
     await d.commit(req, file, version, total, metadata, upsert);
-    // The final upload answers as complete until it expires (tus-store.ts); its parts are
-    // gone.
-    const done: UploadRecord & { id: string; offset: number } = {
-      id: version,
-      size: total,
-      offset: total,
-      metadata,
-      creation_date: new Date().toISOString(),
-      storage_concat: concat,
-      storage_done: true,
-    };
-    await d.datastore.configstore.set(version, done as never);
     for (const v of versions) {
       await d.datastore.configstore.delete(v).catch(() => {});
       if (v !== first) await rm(join(d.s.disk.tus, v), { force: true });
     }
-    headers.set('Location', d.url(req, version));
-    headers.set('Upload-Concat', concat);
-    return new Response(null, { status: 201, headers });
+    return finished(d, req, headers, version, total, metadata, concat);
   } finally {
     req.signal.removeEventListener('abort', stop);
     for (const lock of locks) await lock.unlock().catch(() => {});
   }
+}
+
+/** The answer of a final upload whose object is committed: it answers as complete until it
+ * expires (tus-store.ts). */
+async function finished(
+  d: ConcatDeps,
+  req: Request,
+  headers: Headers,
+  version: string,
+  total: number,
+  metadata: Record<string, string | null> | undefined,
+  concat: string,
+): Promise<Response> {
+  const done: UploadRecord & { id: string; offset: number } = {
+    id: version,
+    size: total,
+    offset: total,
+    metadata,
+    creation_date: new Date().toISOString(),
+    storage_concat: concat,
+    storage_done: true,
+  };
+  await d.datastore.configstore.set(version, done as never);
+  headers.set('Location', d.url(req, version));
+  headers.set('Upload-Concat', concat);
+  return new Response(null, { status: 201, headers });
+}
+
+/**
+ * Joins complete parts on the S3 backend (under their locks): each part's object is read in
+ * order into a new version's write, which is committed; the parts are gone after. Returns the
+ * new version (the final upload's id).
+ */
+async function joinInBucket(
+  d: ConcatDeps,
+  store: ObjectS3Store,
+  versions: string[],
+  total: number,
+  metadata: Record<string, string | null> | undefined,
+  upsert: boolean,
+  req: Request,
+): Promise<string> {
+  const writer = await d.s.objects.createWriter(total);
+  try {
+    for (const version of versions) {
+      const part = await d.s.objects.open(version);
+      for await (const chunk of part.stream(0, part.size) as unknown as AsyncIterable<Uint8Array>)
+        await writer.write(chunk);
+    }
+    await writer.finish();
+    await writer.commit();
+  } catch (error) {
+    await writer.discard();
+    throw error;
+  }
+  await d.commit(req, null, writer.version, total, metadata, upsert);
+  for (const version of versions) {
+    const record = await store.record(version);
+    if (record) await store.dropUpload(version, record).catch(() => {});
+    await store.configstore.delete(version).catch(() => {});
+  }
+  return writer.version;
 }

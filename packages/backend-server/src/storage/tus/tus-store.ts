@@ -3,11 +3,11 @@
  * collector is tus-sweep.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { open, rename, rm, writeFile } from 'node:fs/promises';
+import { open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { FileConfigstore, FileStore } from '@tus/file-store';
-import { ERRORS, Upload } from '@tus/server';
+import { ERRORS, type KvStore, Upload } from '@tus/server';
 import { UUID } from './tus-ids';
 
 const WRITE_BATCH = 1 << 20;
@@ -35,6 +35,37 @@ export interface UploadRecord {
   /** It became an object (a part: it was joined into final upload `storage_final`). */
   storage_done?: boolean;
   storage_final?: string;
+  /** S3 backend (tus-s3-store.ts): the multipart upload at the version's key, and its end. */
+  storage_s3_upload?: string;
+  storage_s3_complete?: boolean;
+}
+
+/** How long a read waits for another request's commit of an upload (then reads what is). */
+const FINISH_WAIT_MS = 30_000;
+
+/** An upload's record once no commit of it is under way (on any replica). */
+export async function settled(
+  read: (id: string) => Promise<UploadRecord | undefined>,
+  id: string,
+): Promise<UploadRecord | undefined> {
+  const end = Date.now() + FINISH_WAIT_MS;
+  let record = await read(id);
+  while (record?.storage_finishing && !record.storage_done && Date.now() < end) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    record = await read(id);
+  }
+  return record;
+}
+
+/** Marks an upload done (it became an object, or a part of one): its record stays. */
+export async function markDone(
+  store: KvStore<Upload>,
+  id: string,
+  fields: Partial<UploadRecord> = {},
+): Promise<void> {
+  const record = (await store.get(id)) as UploadRecord | undefined;
+  const { storage_finishing: _, storage_parts: __, ...rest } = record ?? {};
+  await store.set(id, { ...rest, ...fields, storage_done: true } as never);
 }
 
 /**
@@ -70,9 +101,6 @@ class RecordStore extends FileConfigstore {
   }
 }
 
-/** How long a read waits for another request's commit of an upload (then reads what is). */
-const FINISH_WAIT_MS = 30_000;
-
 /**
  * The file store of tus, plus: an upload that became an object keeps its record, marked done
  * (`storage_done`), and answers as complete (a HEAD gets its full offset) until it would have
@@ -105,14 +133,14 @@ export class ObjectFileStore extends FileStore {
   }
 
   /** An upload's record once no commit of it is under way (on any replica). */
-  async settled(id: string): Promise<UploadRecord | undefined> {
-    const end = Date.now() + FINISH_WAIT_MS;
-    let record = await this.record(id);
-    while (record?.storage_finishing && !record.storage_done && Date.now() < end) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-      record = await this.record(id);
-    }
-    return record;
+  settled(id: string): Promise<UploadRecord | undefined> {
+    return settled((key) => this.record(key), id);
+  }
+
+  /** How many bytes of upload `id` are stored (the size of its file); -1 when it is gone. */
+  async held(id: string): Promise<number> {
+    if (!UUID.test(id)) return -1;
+    return (await stat(join(this.dir, id)).catch(() => null))?.size ?? -1;
   }
 
   override async getUpload(id: string): Promise<Upload> {
@@ -155,10 +183,8 @@ export class ObjectFileStore extends FileStore {
   }
 
   /** Marks an upload done (it became an object, or a part of one): its record stays. */
-  async markDone(id: string, fields: Partial<UploadRecord> = {}): Promise<void> {
-    const record = await this.record(id);
-    const { storage_finishing: _, storage_parts: __, ...rest } = record ?? {};
-    await this.configstore.set(id, { ...rest, ...fields, storage_done: true } as never);
+  markDone(id: string, fields: Partial<UploadRecord> = {}): Promise<void> {
+    return markDone(this.configstore, id, fields);
   }
 
   /**

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { ERRORS, type Locker, Metadata, Server, type Upload } from '@tus/server';
 import type { GatewayInfo } from '../../http/gateway';
 import { authenticate, type Caller, serviceCaller } from '../auth';
+import { S3Backend } from '../backends/s3';
 import type { StorageContext } from '../context';
 import { ERR, StorageError, toStorageError } from '../errors';
 import { verifyUpload } from '../http/tokens';
@@ -13,6 +14,8 @@ import { partFinished } from './tus-assembly';
 import { type ConcatDeps, createFinal } from './tus-concat';
 import { parseUrlId, TUS_PATH, tusError, urlId } from './tus-ids';
 import { TusLocker } from './tus-lock';
+import { ObjectS3Store } from './tus-s3-store';
+import { sweepS3Tus } from './tus-s3-sweep';
 import { ObjectFileStore } from './tus-store';
 import { sweepTus, TUS_GRACE_MS } from './tus-sweep';
 
@@ -72,7 +75,11 @@ function target(metadata: Record<string, string | null> | undefined) {
  */
 export async function createTus(s: StorageContext, expiryMs: number): Promise<TusService> {
   const requests = new WeakMap<Request, TusRequestInfo>();
-  const datastore = new ObjectFileStore(s.disk.tus, expiryMs);
+  // On the S3 backend uploads live in the bucket (tus-s3-store.ts), else in the directory.
+  const datastore =
+    s.objects instanceof S3Backend
+      ? new ObjectS3Store(s.objects, expiryMs, s.globalLimit)
+      : new ObjectFileStore(s.disk.tus, expiryMs);
   const kv = datastore.configstore;
   const locker = await TusLocker.open(s.db);
 
@@ -126,10 +133,13 @@ export async function createTus(s: StorageContext, expiryMs: number): Promise<Tu
     return { upsert, limit };
   };
 
-  /** Makes the finished bytes in `file` the object of `metadata`; removes them on failure. */
+  /**
+   * Makes the finished bytes in `file` (null: already at the version's key, as on the S3
+   * backend) the object of `metadata`; removes them on failure.
+   */
   const commit = async (
     req: Request,
-    file: string,
+    file: string | null,
     version: string,
     size: number,
     metadata: Record<string, string | null> | undefined,
@@ -138,8 +148,10 @@ export async function createTus(s: StorageContext, expiryMs: number): Promise<Tu
     const { bucket, name } = target(metadata);
     const caller = infoOf(req).caller ?? (await callerFor(req, bucket, name)).caller;
     try {
-      await s.disk.syncFile(file);
-      await s.objects.adoptFile(file, version);
+      if (file !== null) {
+        await s.disk.syncFile(file);
+        await s.objects.adoptFile(file, version);
+      }
       await commitObject(
         s.db,
         s.objects,
@@ -157,7 +169,8 @@ export async function createTus(s: StorageContext, expiryMs: number): Promise<Tu
         upsert ? 'upsert' : 'insert',
       );
     } catch (error) {
-      await rm(file, { force: true });
+      if (file !== null) await rm(file, { force: true });
+      else await s.objects.remove(version).catch(() => {});
       throw error;
     }
   };
@@ -229,8 +242,8 @@ export async function createTus(s: StorageContext, expiryMs: number): Promise<Tu
         if (record.storage_into) await partFinished(joining, req, record.storage_into);
         return {};
       }
-      const file = join(s.disk.tus, upload.id);
-      const size = upload.size ?? (await stat(file)).size;
+      const file = datastore instanceof ObjectFileStore ? join(s.disk.tus, upload.id) : null;
+      const size = upload.size ?? (file ? (await stat(file)).size : 0);
       try {
         const metadata = record.metadata ?? upload.metadata;
         await commit(req, file, upload.id, size, metadata, record.storage_upsert === true);
@@ -278,11 +291,11 @@ export async function createTus(s: StorageContext, expiryMs: number): Promise<Tu
       return res;
     };
   }
+  const sweepOptions = { tryLock: (id: string) => locker.tryLock(id), graceMs: TUS_GRACE_MS };
   const sweep = () =>
-    sweepTus(s.disk.tus, expiryMs, {
-      tryLock: (id) => locker.tryLock(id),
-      graceMs: TUS_GRACE_MS,
-    });
+    datastore instanceof ObjectS3Store
+      ? sweepS3Tus(datastore, sweepOptions)
+      : sweepTus(s.disk.tus, expiryMs, sweepOptions);
   let sweeping: Promise<unknown> = Promise.resolve();
   const timer = setInterval(
     () => {
