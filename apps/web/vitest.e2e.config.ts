@@ -10,6 +10,10 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     fileParallelism: false,
+    // One worker runs the files one after another and keeps its modules: the server's source
+    // is loaded (and its worker threads' scripts bundled) once, not once per file. Each file
+    // still starts its own server and browser, and stops them in afterAll.
+    isolate: false,
     reporters: ['default', 'json'],
     outputFile: { json: '.artifacts/e2e-report.json' },
   },

@@ -48,8 +48,9 @@ export default defineConfig({
         test: {
           name: 'postgres',
           include: [...DATABASE_SUITES, ...POSTGRES_ONLY],
-          // Spawns the CLI on embedded PGlite whatever the project: once is enough.
-          exclude: ['test/data/start.test.ts'],
+          // They spawn the CLI on an embedded PGlite data dir whatever the project: once is
+          // enough (the dump's restore into PostgreSQL with psql is in test/data/cli.test.ts).
+          exclude: ['test/data/start.test.ts', 'test/data/cli-data-dir.test.ts'],
           globalSetup: ['test/support/global-postgres.ts', 'test/support/global-ceph.ts'],
         },
       },

@@ -1,45 +1,16 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { StartServerOptions } from '../../src/config/index';
 import { hostPgtapFiles } from '../../src/db/extensions/pgtap';
 import { startServer } from '../../src/server';
 import { databaseKind } from '../support/server';
+import { cli } from './cli-runner';
 import { DRIVE } from './support';
-
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
-/** tsx's loader by its path, so that the CLI can run in the project's folder. */
-const TSX = pathToFileURL(
-  join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/loader.mjs'),
-).href;
-
-/** Runs the CLI from source in `cwd`; resolves to its exit code and output. */
-function cli(
-  args: string[],
-  cwd: string,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', TSX, CLI, ...args], {
-      cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
 
 const MIGRATION = `
 create table public.notes (
@@ -155,7 +126,7 @@ describe(`db test (${databaseKind()})`, () => {
   });
 
   it("runs the project's tests: TAP per file, a summary, exit 1 on a failure", async () => {
-    const run = await cli(['db', 'test', '--project', 'project', ...database], root);
+    const run = await cli(['db', 'test', '--project', 'project', ...database], { cwd: root });
     if (!haveHostPgtap) {
       // A machine without pgTAP (scripts/ensure-postgres.mjs installs it): a clear refusal.
       expect(run.stderr).toMatch(/^backend-server: pgTAP is not (available|installed)/);
@@ -201,7 +172,7 @@ describe(`db test (${databaseKind()})`, () => {
     // One file by path, passing: exit 0 and pg_prove's summary.
     const one = await cli(
       ['db', 'test', join(project, 'tests', '01_notes.test.sql'), ...database],
-      root,
+      { cwd: root },
     );
     expect(one.code).toBe(0);
     expect(one.stdout).toMatch(/ok\nAll tests successful\.\nFiles=1, Tests=4\nResult: PASS\n$/);
@@ -228,7 +199,7 @@ describe(`db test (${databaseKind()})`, () => {
     async () => {
       const file = join(root, 'broken.pg');
       writeFileSync(file, BROKEN);
-      const run = await cli(['db', 'test', file, ...database], root);
+      const run = await cli(['db', 'test', file, ...database], { cwd: root });
       expect(run.code).toBe(1);
       expect(run.stdout).toContain(
         [
@@ -246,12 +217,12 @@ describe(`db test (${databaseKind()})`, () => {
   );
 
   it('says what is wrong with the paths', async () => {
-    const missing = await cli(['db', 'test', 'nowhere', ...database], root);
+    const missing = await cli(['db', 'test', 'nowhere', ...database], { cwd: root });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe('backend-server: nowhere does not exist\n');
     const empty = join(root, 'empty');
     mkdirSync(empty);
-    const none = await cli(['db', 'test', 'empty', ...database], root);
+    const none = await cli(['db', 'test', 'empty', ...database], { cwd: root });
     expect(none.code).toBe(1);
     expect(none.stderr).toBe('backend-server: no test files (*.sql, *.pg) in empty\n');
   }, 120_000);
@@ -267,7 +238,7 @@ describe(`Drive's pgTAP tests (${databaseKind()})`, () => {
       const { args, drop } = await projectDatabase(join(root, 'data'), DRIVE);
       try {
         const tests = fileURLToPath(new URL('../../../../apps/web/backend/tests', import.meta.url));
-        const run = await cli(['db', 'test', tests, ...args], root);
+        const run = await cli(['db', 'test', tests, ...args], { cwd: root });
         expect(run.stderr).toBe('');
         expect(run.stdout).toMatch(
           /\nAll tests successful\.\nFiles=\d+, Tests=\d+\nResult: PASS\n$/,
