@@ -125,6 +125,28 @@ describe('extraction, after upload', () => {
     expect(names(await search(alice, 'marmot'))).toEqual(['later.txt']);
   });
 
+  it('a new version is read again: its words are found, the old ones no longer', async () => {
+    const notes = await upload(alice, 'changing.txt', 'first a gecko');
+    await index(alice);
+    expect(names(await search(alice, 'gecko'))).toEqual(['changing.txt']);
+    const body = new TextEncoder().encode('then an iguana');
+    const { data, error } = await alice
+      .rpc('begin_version', {
+        p_file_id: notes.id,
+        p_size: body.byteLength,
+        p_mime_type: 'text/plain',
+      })
+      .single();
+    if (error) throw error;
+    const begun = data as { id: string; object_path: string };
+    const up = await alice.storage.from('files').upload(begun.object_path, new Blob([body]));
+    if (up.error) throw up.error;
+    await rpc(alice, 'finish_version', { p_version: begun.id });
+    expect(await index(alice)).toEqual({ indexed: 1, failed: 0 });
+    expect(names(await search(alice, 'iguana'))).toEqual(['changing.txt']);
+    expect(await search(alice, 'gecko')).toEqual([]);
+  });
+
   it('the function is for signed-in people (and the service role) only', async () => {
     const res = await fetch(`${server.url}/functions/v1/search-index`, {
       method: 'POST',
