@@ -79,29 +79,31 @@ create function private.search_page(
     end if;
     return query
       with hits as (
-        select 'file'::text as kind, f.id, true as by_name from public.files f
+        select 'file'::text as kind, f.id, true as by_name, 0::real as rank from public.files f
          where private.name_tsv(f.name) @@ tsq and coalesce(p_type, '') <> 'folder'
         union all
-        select 'file', t.file_id, false from public.file_texts t
+        select 'file', t.file_id, false, pg_catalog.ts_rank(t.tsv, tsq) from public.file_texts t
          where t.tsv @@ tsq and coalesce(p_type, '') <> 'folder'
         union all
-        select 'folder', d.id, true from public.folders d
+        select 'folder', d.id, true, 0 from public.folders d
          where private.name_tsv(d.name) @@ tsq
            and coalesce(p_type, 'folder') = 'folder'
            and p_min_size is null and p_max_size is null
       ),
-      found as (select h.kind, h.id, bool_or(h.by_name) as by_name from hits h group by 1, 2),
+      found as (
+        select h.kind, h.id, bool_or(h.by_name) as by_name, max(h.rank) as content_rank
+          from hits h group by 1, 2
+      ),
       items as (
         select fo.kind, f.id, f.name, f.owner_id, f.ancestors, f.updated_at as modified, fo.by_name,
-               coalesce((select pg_catalog.ts_rank(t.tsv, tsq) from public.file_texts t
-                          where t.file_id = f.id and t.tsv @@ tsq), 0) as content_rank
+               fo.content_rank
           from found fo join public.files f on fo.kind = 'file' and f.id = fo.id
          where f.status = 'ready' and f.trashed_at is null and f.deleting_since is null
            and (p_type is null or private.file_type(f.name, f.mime_type) = p_type)
            and (p_min_size is null or f.size >= p_min_size)
            and (p_max_size is null or f.size <= p_max_size)
         union all
-        select fo.kind, d.id, d.name, d.owner_id, d.ancestors, d.created_at, true, 0
+        select fo.kind, d.id, d.name, d.owner_id, d.ancestors, d.created_at, true, 0::real
           from found fo join public.folders d on fo.kind = 'folder' and d.id = fo.id
          where d.trashed_at is null and d.deleting_since is null
       )
