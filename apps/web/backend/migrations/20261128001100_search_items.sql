@@ -99,7 +99,7 @@ create function private.search_page(
                fo.content_rank
           from found fo join public.files f on fo.kind = 'file' and f.id = fo.id
          where f.status = 'ready' and f.trashed_at is null and f.deleting_since is null
-           and (p_type is null or private.file_type(f.name, f.mime_type) = p_type)
+           and (p_type is null or f.search_type = p_type)
            and (p_min_size is null or f.size >= p_min_size)
            and (p_max_size is null or f.size <= p_max_size)
         union all
