@@ -13,7 +13,8 @@
  * in `<data dir>/signing_keys.json` (what `backend-server gen signing-key --append` writes),
  * so sessions survive restarts. Every 6 hours it empties the Trash of entries older than 30
  * days (`scripts/trash-purge.ts`); every minute it sends sharing's unsent mails
- * (`scripts/mail-sweep.ts`).
+ * (`scripts/mail-sweep.ts`) and reads the text of files waiting for search
+ * (`scripts/search-sweep.ts`).
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -21,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { generateSigningKey, type SigningKeyJwk, startServer } from '@app/backend-server';
 import { serveStatic } from '../e2e/static-server';
 import { scheduleMailSweep } from './mail-sweep';
+import { scheduleSearchSweep } from './search-sweep';
 import { scheduleTrashPurge } from './trash-purge';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
@@ -92,6 +94,8 @@ settings = JSON.stringify({ url: backend.url, anonKey: backend.anonKey }).replac
 const stopPurge = scheduleTrashPurge(backend.url, backend.serviceRoleKey);
 // Sharing's mails that did not go out at once, every minute.
 const stopSweep = scheduleMailSweep(backend.url, backend.serviceRoleKey);
+// Files whose text search has not read yet (missed or failed), every minute.
+const stopIndexing = scheduleSearchSweep(backend.url, backend.serviceRoleKey);
 
 console.log(`
   Drive is running: ${site.url}
@@ -114,6 +118,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     stopping = true;
     stopPurge();
     stopSweep();
+    stopIndexing();
     await site.close();
     await backend.stop();
     process.exit(0);

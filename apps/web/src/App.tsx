@@ -20,6 +20,7 @@ const SettingsScreen = lazy(() => import('./screens/Settings'));
 const TrashScreen = lazy(() => import('./screens/Trash'));
 const CollectionScreen = lazy(() => import('./screens/Collection'));
 const SharedScreen = lazy(() => import('./screens/Shared'));
+const SearchScreen = lazy(() => import('./screens/Search'));
 const SharePage = lazy(() => import('./screens/SharePage'));
 const InvitePage = lazy(() => import('./screens/Invite'));
 const OAuthConsent = lazy(() => import('./screens/OAuthConsent'));
@@ -116,6 +117,7 @@ export function App() {
           <Route path="/recent" element={<CollectionScreen which="recent" />} />
           <Route path="/starred" element={<CollectionScreen which="starred" />} />
           <Route path="/shared" element={<SharedScreen />} />
+          <Route path="/search" element={<SearchScreen />} />
           <Route path="/trash" element={<TrashScreen />} />
           <Route path="/settings" element={<SettingsScreen />} />
         </Route>

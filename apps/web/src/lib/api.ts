@@ -74,7 +74,6 @@ export const keys = {
   folder: (id: string) => ['folder', id] as const,
   files: (folderId: string | null, sort: Sort) =>
     ['files', folderId, sort.key, sort.ascending] as const,
-  search: (q: string) => ['search', q] as const,
   usage: ['usage'] as const,
   profile: (id: string) => ['profile', id] as const,
   shares: (fileId: string) => ['shares', fileId] as const,
@@ -151,10 +150,6 @@ export function listFiles(
     .order(fileOrder(sort), { ascending: sort.ascending })
     .order('id', { ascending: true })
     .range(from, to);
-}
-
-export function searchFiles(client: DriveClient, q: string) {
-  return client.rpc('search_files', { q }).limit(500);
 }
 
 export function createFolder(client: DriveClient, name: string, parentId: string | null) {

@@ -13,6 +13,7 @@ import { createUploadQueue, type UploadQueue, type UploadRunner, unwrap } from '
 import { parallelParts } from '@app/backend-sdk/tus';
 import { BUCKET, beginUpload, discardUpload, type FileRow, markReady, type UploadRow } from './api';
 import type { DriveClient } from './client-types';
+import { requestIndexing } from './search-api';
 import { onSignOutByUser } from './session';
 import { uploadRecords } from './upload-records';
 import { beginVersion, finishVersion } from './versions-api';
@@ -207,6 +208,7 @@ export function driveUploadRunner(
       throw outcome.error;
     }
     const ready = (await unwrap(markReady(client, row.id))) as FileRow;
+    requestIndexing(client);
     await recorded;
     await uploadRecords.remove(row.id);
     return ready;
@@ -273,7 +275,9 @@ async function uploadVersion(
   const outcome = await settle(upload, control);
   if (outcome.error) throw outcome.error;
   versionUrls.delete(begun.id);
-  return (await unwrap(finishVersion(client, begun.id))) as FileRow;
+  const finished = (await unwrap(finishVersion(client, begun.id))) as FileRow;
+  requestIndexing(client);
+  return finished;
 }
 
 let shared: UploadQueue<FileRow> | null = null;

@@ -6,7 +6,7 @@ import {
   useUser,
 } from '@app/backend-react';
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
-import { Link, useParams } from 'react-router';
+import { Link, useNavigate, useParams } from 'react-router';
 import { Browser } from '../components/Browser';
 import { NameDialog } from '../components/Dialog';
 import { ErrorText } from '../components/ErrorText';
@@ -27,7 +27,6 @@ import {
   listFolders,
   type Sort,
   type SortKey,
-  searchFiles,
 } from '../lib/api';
 import type { DriveClient } from '../lib/client-types';
 import { pickWithHandles } from '../lib/pickers';
@@ -106,19 +105,17 @@ export default function FilesScreen() {
   const client = useDrive();
   const { setUploadTarget, addFiles } = useLayout();
   const [sort, setSort] = useState<Sort>({ key: 'name', ascending: true });
-  const [query, setQuery] = useState('');
   const [creating, setCreating] = useState(false);
   const [activity, setActivity] = useState(false);
   const [view, setView] = useViewMode();
   const picker = useRef<HTMLInputElement>(null);
-  const search = query.trim();
+  const navigate = useNavigate();
   const picture = usePictures();
   const me = useUser()?.id ?? '';
   const roleOf = useRoles();
 
   useEffect(() => {
     setUploadTarget(folderId);
-    setQuery('');
   }, [folderId, setUploadTarget]);
 
   const allFolders = useBackendQuery<FolderRow[], DriveClient>(
@@ -134,7 +131,6 @@ export default function FilesScreen() {
     fetchRange: (c, from, to, _signal, { count }) =>
       listFiles(c, folderId, sort, from, to, count, me) as never,
     pageSize: 100,
-    enabled: !search,
   });
   // The folder with the folders above it: the page leaves it when access to any of them goes
   // (components/Layout.tsx, event `access`).
@@ -142,11 +138,6 @@ export default function FilesScreen() {
     keys.folder(folderId ?? ''),
     (c) => folderPlace(c, folderId ?? ''),
     { enabled: folderId !== null },
-  );
-  const results = useBackendQuery<FileRow[], DriveClient>(
-    keys.search(search),
-    (c) => searchFiles(c, search) as never,
-    { enabled: search.length > 0 },
   );
 
   const here = folderId ? allFolders.data?.find((f) => f.id === folderId) : undefined;
@@ -178,14 +169,12 @@ export default function FilesScreen() {
     );
   }
 
-  const loadError = folders.error ?? files.error ?? results.error ?? allFolders.error;
+  const loadError = folders.error ?? files.error ?? allFolders.error;
   const currentName = here?.name ?? 'My files';
-  const folderRows = search ? [] : (folders.data ?? []);
-  const list = search
-    ? { total: results.data?.length ?? 0, rowAt: (i: number) => results.data?.[i] }
-    : files;
+  const folderRows = folders.data ?? [];
+  const list = files;
   const everything = async (): Promise<Entry[]> => {
-    const fileRows = search ? (results.data ?? []) : await allFiles(client, folderId, sort, me);
+    const fileRows = await allFiles(client, folderId, sort, me);
     return [
       ...folderRows.map((row): Entry => ({ kind: 'folder', row })),
       ...fileRows.map((row): Entry => ({ kind: 'file', row })),
@@ -235,12 +224,17 @@ export default function FilesScreen() {
           </>
         ) : null}
         <label className="search">
-          <span className="sr-only">Search files by name</span>
+          <span className="sr-only">Search files and folders, by name or content</span>
           <input
             type="search"
             placeholder="Search files"
-            value={query}
-            onChange={(e) => setQuery(e.target.value)}
+            value=""
+            onChange={(e) => {
+              // Search is its own page (screens/Search.tsx); typing here takes me there.
+              if (e.target.value.trim()) {
+                navigate(`/search?q=${encodeURIComponent(e.target.value)}`);
+              }
+            }}
           />
         </label>
         <label className="sort">
@@ -272,22 +266,20 @@ export default function FilesScreen() {
         mode="drive"
         folders={folderRows}
         files={list}
-        label={search ? `Search results for ${search}` : `Contents of ${currentName}`}
+        label={`Contents of ${currentName}`}
         everything={everything}
         allFolders={allFolders.data ?? []}
         view={view}
         picture={picture}
-        loading={(search ? results.isPending : folders.isPending || files.isLoading) && !loadError}
-        resetKey={`${folderId}:${search}`}
+        loading={(folders.isPending || files.isLoading) && !loadError}
+        resetKey={`${folderId}`}
         role={role}
         empty={
           <div className="empty">
             <p>
-              {search
-                ? `No files match “${search}”.`
-                : canEdit(role)
-                  ? 'This folder is empty. Drop files anywhere, or use Upload files.'
-                  : 'This folder is empty.'}
+              {canEdit(role)
+                ? 'This folder is empty. Drop files anywhere, or use Upload files.'
+                : 'This folder is empty.'}
             </p>
           </div>
         }
