@@ -184,7 +184,8 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
       ...['--storage-dir', join(dir, 'storage'), '--storage-backend', 's3'],
       ...['--s3-bucket', bucket, '--s3-endpoint', s3.endpoint, '--s3-region', s3.region],
       ...['--s3-force-path-style', '--signing-keys', keys, '--vault-key-file', vaultKey],
-      ...['--site-url', siteUrl, '--trusted-proxy', '127.0.0.1', '--env-file', envFile],
+      ...['--site-url', siteUrl, '--public-url', url, '--trusted-proxy', '127.0.0.1'],
+      ...['--env-file', envFile],
     ];
     const env = { AWS_ACCESS_KEY_ID: s3.accessKeyId, AWS_SECRET_ACCESS_KEY: s3.secretAccessKey };
     const first = options.replicaPort ?? 54331;

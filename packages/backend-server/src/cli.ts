@@ -34,6 +34,7 @@ Options of start:
                         DIR/seed.sql, DIR/functions (the flags below win over config.toml)
   --port N              TCP port (default 54321; 0 = any free port)
   --host H              interface to listen on (default 127.0.0.1)
+  --public-url URL      where clients reach this server (a load balancer's), in links it hands out
   --data-dir DIR        keep the database and stored files in DIR (default: in memory)
   --database-url URL    use this PostgreSQL server (postgres://…) instead of embedded PGlite
   --direct-url URL      --database-url is a transaction-mode pooler's (PgBouncer); URL reaches
@@ -78,6 +79,7 @@ const OPTIONS = {
   project: { type: 'string' },
   port: { type: 'string' },
   host: { type: 'string' },
+  'public-url': { type: 'string' },
   'data-dir': { type: 'string' },
   'database-url': { type: 'string' },
   'direct-url': { type: 'string' },
@@ -261,6 +263,7 @@ async function main(argv: string[]): Promise<number> {
     ...(values.project ? { projectDir: values.project } : {}),
     ...(values.port !== undefined ? { port: integer('port', values.port) } : {}),
     ...(values.host ? { host: values.host } : {}),
+    ...(values['public-url'] ? { publicUrl: values['public-url'] } : {}),
     ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}),
     ...(values['database-url'] ? { databaseUrl: values['database-url'] } : {}),
     ...(values.migrations ? { migrationsDir: values.migrations } : {}),

@@ -109,6 +109,8 @@ describe.skipIf(skip !== '')('Drive through deploy/local-cluster (3 replicas, ra
     expect(opened.error).toBeNull();
     const link = opened.data as { name: string; size: number; url: string };
     expect(link).toMatchObject({ name: 'report.bin', size: data.length });
+    // Signed by a replica, for the balancer's address (`--public-url`), not the replica's own.
+    expect(link.url.startsWith(`${cluster.url}/storage/v1/object/sign/files/`)).toBe(true);
     const viaLink = await fetch(link.url);
     expect(viaLink.status).toBe(200);
     expect(Buffer.from(await viaLink.arrayBuffer()).equals(data)).toBe(true);
