@@ -15,7 +15,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import postgres from 'postgres';
-import { startLocalCluster } from '../../../deploy/local-cluster';
+import { missingBinaries, startLocalCluster } from '../../../deploy/local-cluster';
 import { Replica } from '../test/replicas/cluster';
 import { freePort } from '../test/replicas/proxies';
 
@@ -97,6 +97,11 @@ async function idle(label: string, replicas: Replica[]) {
 }
 
 export default async function main(): Promise<void> {
+  const missing = missingBinaries({ postgres: true, ceph: true });
+  if (missing.length) {
+    console.log(`skipped, not installed: ${missing.join(', ')}`);
+    return;
+  }
   console.log(`load average ${(loadavg()[0] ?? 0).toFixed(1)}`);
   const dir = await mkdtemp(join(tmpdir(), 'cluster-bench-'));
   await writeFile(join(dir, 'config.toml'), '');
