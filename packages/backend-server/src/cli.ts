@@ -7,6 +7,7 @@ import {
   DEFAULT_SECRET_KEY,
   generateSigningKey,
 } from './config/keys';
+import type { StorageOptions } from './config/storage-options';
 import { checkVaultKey } from './config/vault-key';
 import { DATA_COMMANDS } from './data/commands';
 import type { SigningKeyJwk } from './http/signing-keys';
@@ -33,11 +34,18 @@ Options of start:
                         DIR/seed.sql, DIR/functions (the flags below win over config.toml)
   --port N              TCP port (default 54321; 0 = any free port)
   --host H              interface to listen on (default 127.0.0.1)
+  --public-url URL      where clients reach this server (a load balancer's), in links it hands out
   --data-dir DIR        keep the database and stored files in DIR (default: in memory)
   --database-url URL    use this PostgreSQL server (postgres://…) instead of embedded PGlite
   --direct-url URL      --database-url is a transaction-mode pooler's (PgBouncer); URL reaches
                         the database itself, for LISTEN and the tus upload locks
   --storage-dir DIR     keep stored files in DIR (shared by replicas; default under --data-dir)
+  --storage-backend B   where object bytes live: file (the storage directory) or s3
+  --s3-bucket NAME      the bucket of --storage-backend s3 (it must exist); credentials from
+                        AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (the AWS SDK's chain)
+  --s3-endpoint URL     the S3 service's URL (default AWS's for the region)
+  --s3-region R         its region (default us-east-1)
+  --s3-force-path-style the bucket in the path, not the host name (radosgw, MinIO)
   --migrations DIR      apply DIR/*.sql in name order, once each
   --seed FILE           SQL applied once, on a fresh database (repeat for several, in order)
   --functions DIR       serve DIR/<name>/index.ts at /functions/v1/<name>
@@ -72,10 +80,16 @@ const OPTIONS = {
   project: { type: 'string' },
   port: { type: 'string' },
   host: { type: 'string' },
+  'public-url': { type: 'string' },
   'data-dir': { type: 'string' },
   'database-url': { type: 'string' },
   'direct-url': { type: 'string' },
   'storage-dir': { type: 'string' },
+  'storage-backend': { type: 'string' },
+  's3-bucket': { type: 'string' },
+  's3-endpoint': { type: 'string' },
+  's3-region': { type: 'string' },
+  's3-force-path-style': { type: 'boolean' },
   migrations: { type: 'string' },
   seed: { type: 'string', multiple: true },
   functions: { type: 'string' },
@@ -148,6 +162,37 @@ async function genSigningKey(algorithm: string, append: string | undefined): Pro
   return 0;
 }
 
+/** `storage` from --storage-dir, --storage-backend and --s3-* (undefined when none is given). */
+function storageOptions(values: {
+  'storage-dir'?: string;
+  'storage-backend'?: string;
+  's3-bucket'?: string;
+  's3-endpoint'?: string;
+  's3-region'?: string;
+  's3-force-path-style'?: boolean;
+}): StorageOptions | undefined {
+  const backend = values['storage-backend'];
+  if (backend !== undefined && backend !== 'file' && backend !== 's3')
+    throw new Error('--storage-backend must be "file" or "s3"');
+  const bucket = values['s3-bucket'];
+  if (backend === 's3' && !bucket) throw new Error('--storage-backend s3 needs --s3-bucket');
+  const storage: StorageOptions = {
+    ...(values['storage-dir'] ? { directory: values['storage-dir'] } : {}),
+    ...(backend ? { backend } : {}),
+    ...(bucket
+      ? {
+          s3: {
+            bucket,
+            ...(values['s3-endpoint'] ? { endpoint: values['s3-endpoint'] } : {}),
+            ...(values['s3-region'] ? { region: values['s3-region'] } : {}),
+            ...(values['s3-force-path-style'] ? { forcePathStyle: true } : {}),
+          },
+        }
+      : {}),
+  };
+  return Object.keys(storage).length ? storage : undefined;
+}
+
 const signingKeyLine = (key: { kid: string | null; alg: string }) =>
   key.kid ? `${key.alg} ${key.kid}` : 'HS256 (the JWT secret)';
 
@@ -214,10 +259,12 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const started = Date.now();
+  const storage = storageOptions(values);
   const server = await startServer({
     ...(values.project ? { projectDir: values.project } : {}),
     ...(values.port !== undefined ? { port: integer('port', values.port) } : {}),
     ...(values.host ? { host: values.host } : {}),
+    ...(values['public-url'] ? { publicUrl: values['public-url'] } : {}),
     ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}),
     ...(values['database-url'] ? { databaseUrl: values['database-url'] } : {}),
     ...(values.migrations ? { migrationsDir: values.migrations } : {}),
@@ -253,7 +300,7 @@ async function main(argv: string[]): Promise<number> {
     ...(values['direct-url']
       ? { databasePooler: { mode: 'transaction' as const, directUrl: values['direct-url'] } }
       : {}),
-    ...(values['storage-dir'] ? { storage: { directory: values['storage-dir'] } } : {}),
+    ...(storage ? { storage } : {}),
     ...(values['trusted-proxy']?.length ? { trustedProxies: values['trusted-proxy'] } : {}),
     log: values.log ?? false,
   });

@@ -204,7 +204,8 @@ export async function startServer(
     const { port } = server.address() as AddressInfo;
     config.port = port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-    config.url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+    const ownUrl = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+    config.url ||= ownUrl;
 
     const ctx: ServerContext = {
       config,
@@ -226,7 +227,7 @@ export async function startServer(
     const app = createApp(ctx, instances);
     attach(app);
     // pg_net's requests and database webhooks, sent once the server answers its own URL.
-    net = await startNetWorker({ db, selfUrl: config.url, log: ctx.log });
+    net = await startNetWorker({ db, selfUrl: ownUrl, log: ctx.log });
     return {
       url: config.url,
       anonKey: config.anonKey,

@@ -266,6 +266,17 @@ export interface StartServerOptions {
   port?: number;
   /** Interface to listen on. Default 127.0.0.1. */
   host?: string;
+  /**
+   * The URL clients reach the server at, when that is not its own address: a load
+   * balancer's in front of replicas. Used in what the server hands out — functions'
+   * `SUPABASE_URL` (so their signed URLs lead through the balancer), links in auth mails,
+   * OAuth callbacks, the tokens' issuer, the console link, `RunningServer.url`. Default
+   * `http://<host>:<port>`.
+   *
+   * @example
+   * startServer({ databaseUrl, host: '0.0.0.0', publicUrl: 'https://api.example.com' });
+   */
+  publicUrl?: string;
   /** Persistent data (database and stored files); in memory when absent. */
   dataDir?: string;
   /** postgres:// URL of a PostgreSQL server to use instead of embedded PGlite. */

@@ -92,7 +92,7 @@ export async function resolveConfig(given: StartServerOptions = {}): Promise<Ser
   return {
     port: options.port ?? 54321,
     host,
-    url: '',
+    url: publicUrl(options.publicUrl),
     dataDir,
     projectDir: abs(options.projectDir),
     storageDir,
@@ -278,4 +278,16 @@ function resolvePooler(options: StartServerOptions): ServerConfig['databasePoole
     throw new Error('databasePooler.directUrl must be a postgres:// URL');
   }
   return { mode: 'transaction', directUrl: pooler.directUrl };
+}
+
+/** `publicUrl` without a trailing slash; '' (the server's own address, once listening) when absent. */
+function publicUrl(url: string | undefined): string {
+  if (url === undefined) return '';
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(url);
+  } catch {}
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:'))
+    throw new Error(`publicUrl must be an http(s) URL, not "${url}"`);
+  return url.replace(/\/+$/, '');
 }

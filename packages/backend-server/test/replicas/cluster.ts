@@ -26,10 +26,14 @@ export class Replica {
   anonKey = '';
   serviceRoleKey = '';
   publishableKey = '';
+  /** What the process printed at start (the keys, the console link). */
+  #banner = '';
   constructor(
     readonly name: string,
     readonly port: number,
     private readonly args: string[],
+    /** Environment variables added to this process's (e.g. the S3 backend's AWS_* keys). */
+    private readonly env: Record<string, string> = {},
   ) {}
 
   /** Starts the process; resolves once it printed its keys (it is listening then). */
@@ -38,7 +42,7 @@ export class Replica {
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', CLI, 'start', '--port', String(this.port), ...this.args],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...this.env } },
     );
     this.child = child;
     let out = '';
@@ -55,12 +59,17 @@ export class Replica {
         reject(new Error(`${this.name} exited (${code ?? signal}): ${err}`)),
       );
     });
-    const line = (label: string) => new RegExp(`${label}:\\s+(\\S+)`).exec(out)?.[1] ?? '';
-    this.anonKey = line('anon key');
-    this.serviceRoleKey = line('service_role key');
-    this.publishableKey = line('publishable key');
+    this.#banner = out;
+    this.anonKey = this.printed('anon key') ?? '';
+    this.serviceRoleKey = this.printed('service_role key') ?? '';
+    this.publishableKey = this.printed('publishable key') ?? '';
     await waitForPort(this.port);
     if (process.env.REPLICA_DEBUG) console.log(`${this.name} started in ${Date.now() - t0} ms`);
+  }
+
+  /** The value of a `label: value` line the process printed at start. */
+  printed(label: string): string | undefined {
+    return new RegExp(`${label}:\\s+(\\S+)`).exec(this.#banner)?.[1];
   }
 
   /** SIGKILL: no shutdown at all, as a crash. */

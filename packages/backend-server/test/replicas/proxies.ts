@@ -113,6 +113,8 @@ export async function startPgBouncer(adminUrl: string, poolSize = 3): Promise<Pr
 }
 
 export interface Balancer extends ProxyProcess {
+  /** The runtime API's Unix socket (`socat stdio <socket>`). */
+  socket: string;
   /** Sends one command to HAProxy's runtime API (its stats socket); resolves to the answer. */
   command(line: string): Promise<string>;
   /** Resolves once HAProxy's health checks see `server` as `UP` (or `DOWN`). */
@@ -125,13 +127,8 @@ export interface Balancer extends ProxyProcess {
  * replica. A request with `x-replica: rN` goes to rN while it is up (the tests aim a request
  * at the replica they are about to kill). The layout of `deploy/haproxy.cfg`.
  */
-export async function startHaproxy(replicas: number[], apiKey: string): Promise<Balancer> {
-  const dir = await mkdtemp(join(tmpdir(), 'haproxy-'));
-  const port = await freePort();
-  const socket = join(dir, 'admin.sock');
-  const cfg = join(dir, 'haproxy.cfg');
-  await writeFile(
-    cfg,
+export function startHaproxy(replicas: number[], apiKey: string): Promise<Balancer> {
+  return startHaproxyWith(({ port, socket }) =>
     [
       'global',
       `  stats socket ${socket} mode 600 level admin`,
@@ -160,8 +157,23 @@ export async function startHaproxy(replicas: number[], apiKey: string): Promise<
       '',
     ].join('\n'),
   );
+}
+
+/**
+ * HAProxy with the configuration `render` writes for its port (`port`, 0 for a free one)
+ * and runtime API socket; the backend of the servers must be named `replicas`.
+ */
+export async function startHaproxyWith(
+  render: (at: { port: number; socket: string }) => string,
+  port = 0,
+): Promise<Balancer> {
+  const dir = await mkdtemp(join(tmpdir(), 'haproxy-'));
+  const bound = port || (await freePort());
+  const socket = join(dir, 'admin.sock');
+  const cfg = join(dir, 'haproxy.cfg');
+  await writeFile(cfg, render({ port: bound, socket }));
   const { child, log } = spawnLogged(HAPROXY, ['-db', '-f', cfg]);
-  await waitForPort(port).catch((error) => {
+  await waitForPort(bound).catch((error) => {
     child.kill('SIGKILL');
     throw new Error(`haproxy did not start: ${log()} (${String(error)})`);
   });
@@ -177,7 +189,8 @@ export async function startHaproxy(replicas: number[], apiKey: string): Promise<
       s.write(`${line}\n`);
     });
   return {
-    port,
+    port: bound,
+    socket,
     command,
     async waitFor(server, state) {
       await until(async () => {

@@ -12,6 +12,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 
 const run = promisify(execFile);
 
@@ -121,12 +122,24 @@ rgw thread pool size = 64
 `;
 }
 
+/** Makes `bucket` on the cluster's radosgw (as its S3 user, path style). */
+export async function createBucket(s3: CephS3, bucket: string): Promise<void> {
+  const client = new S3Client({
+    endpoint: s3.endpoint,
+    region: s3.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+  });
+  await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  client.destroy();
+}
+
 /**
  * Starts the cluster and radosgw; resolves once an S3 request is answered. Everything it
- * wrote is under one temp dir, removed by `stop()`.
+ * wrote is under one temp dir (in `parent`, default the system's), removed by `stop()`.
  */
-export async function startCeph(): Promise<CephCluster> {
-  const dir = await mkdtemp(join(tmpdir(), 'ceph-cluster-'));
+export async function startCeph(parent = tmpdir()): Promise<CephCluster> {
+  const dir = await mkdtemp(join(parent, 'ceph-cluster-'));
   const conf = join(dir, 'ceph.conf');
   const fsid = randomUUID();
   const [monPort, rgwPort] = [await freePort(), await freePort()];

@@ -50,11 +50,13 @@ export interface ClusterOptions {
   bin?: string;
   /** Settings written into the cluster's postgresql.conf before it starts. */
   settings?: Record<string, string>;
+  /** Where its temp dir is made. Default the system's temp dir. */
+  parent?: string;
 }
 
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
   const bin = options.bin ?? findPgBin();
-  const root = mkdtempSync(join(tmpdir(), 'pg-cluster-'));
+  const root = mkdtempSync(join(options.parent ?? tmpdir(), 'pg-cluster-'));
   const data = join(root, 'data');
   const asRoot = process.getuid?.() === 0;
   const run = (cmd: string, args: string[]) => {

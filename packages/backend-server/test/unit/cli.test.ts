@@ -78,4 +78,13 @@ describe('backend-server CLI', () => {
     expect(code).toBe(2);
     expect(stderr).toBe('Unsupported algorithm: HS512 (ES256 or RS256)\n');
   });
+
+  it('start: refuses a storage backend it does not know, and s3 without a bucket', async () => {
+    const unknown = await cli('start', '--storage-backend', 'disk');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe('backend-server: --storage-backend must be "file" or "s3"\n');
+    const noBucket = await cli('start', '--storage-backend', 's3', '--s3-endpoint', 'http://x');
+    expect(noBucket.code).toBe(1);
+    expect(noBucket.stderr).toBe('backend-server: --storage-backend s3 needs --s3-bucket\n');
+  });
 });
