@@ -1,8 +1,15 @@
 /**
  * The S3 protocol (`/storage/v1/s3`) against a server in a child process: PutObject and
- * GetObject through `@aws-sdk/client-s3` of 1 MiB and 64 MiB (the sizes of the goal), next to the same bytes through
- * the REST API with plain fetch (upload with `x-upsert`, authenticated download) in the same
- * run. Median of interleaved rounds; goal: S3 ≥ 0.9× REST.
+ * GetObject through `@aws-sdk/client-s3` of 1 MiB and 64 MiB (the sizes of the goal), next to
+ * the same bytes through the REST API with plain fetch (upload with `x-upsert`, authenticated
+ * download) in the same run. Puts and gets are timed in phases of their own (a put's fsync and
+ * the removal of the version it replaced do not land in a get's time), each the median of
+ * interleaved rounds; goal: S3 ≥ 0.9× REST.
+ *
+ * Two more lines take the client apart from the server: GetObject as a presigned URL read with
+ * fetch (the server's S3 path with REST's client stack), and the AWS SDK against supabase-js's
+ * `download()` (an official client on each side). A 1 KiB GetObject against the presigned read
+ * of it gives the SDK's own cost per call.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -16,6 +23,8 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
+import { createClient } from '@supabase/supabase-js';
+import WebSocket from 'ws';
 
 const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 const MiB = 1024 * 1024;
@@ -107,6 +116,19 @@ export default async function bench() {
     forcePathStyle: true,
     credentials: { accessKeyId: server.s3.key, secretAccessKey: server.s3.secret },
   });
+  const supabase = createClient(server.url, server.serviceKey, {
+    auth: { persistSession: false, autoRefreshToken: false },
+    realtime: { transport: WebSocket as never },
+  });
+  const sdkGet = async (key: string, size: number) => {
+    const got = await s3.send(new GetObjectCommand({ Bucket: 'bench', Key: key }));
+    const bytes = await got.Body?.transformToByteArray();
+    if (bytes?.byteLength !== size) throw new Error('short S3 download');
+  };
+  const fetchGet = async (url: string, size: number, headers: Record<string, string> = {}) => {
+    const res = await fetch(url, { headers });
+    if ((await res.arrayBuffer()).byteLength !== size) throw new Error(`short download ${url}`);
+  };
   try {
     await s3.send(new CreateBucketCommand({ Bucket: 'bench' }));
     console.log(
@@ -114,67 +136,75 @@ export default async function bench() {
         .map((l) => l.toFixed(2))
         .join(' ')} (cores: 2)`,
     );
-    for (const [size, rounds] of [
-      [MiB, 15],
-      [64 * MiB, 5],
+    for (const [size, putRounds, getRounds] of [
+      [1024, 0, 60],
+      [MiB, 15, 40],
+      [64 * MiB, 5, 5],
     ] as const) {
       const body = randomBytes(size);
-      // The same GetObject as a presigned URL read with fetch: the server's S3 path with the
-      // REST client's HTTP stack, so the SDK's own cost shows apart from the server's.
-      const presigned = await presignedGet(s3, server.s3.url, `s3-${size}`);
       const t = {
-        presignedGet: [] as number[],
         restPut: [] as number[],
         s3Put: [] as number[],
         restGet: [] as number[],
+        supabaseGet: [] as number[],
+        presignedGet: [] as number[],
         s3Get: [] as number[],
       };
       const restUrl = `${server.url}/storage/v1/object/bench/rest-${size}`;
-      for (let i = 0; i < rounds; i++) {
-        t.restPut.push(
+      const restPut = () =>
+        timed(async () => {
+          const res = await fetch(restUrl, {
+            method: 'POST',
+            headers: { ...auth, 'x-upsert': 'true', 'content-type': 'application/octet-stream' },
+            body,
+          });
+          if (!res.ok) throw new Error(`REST upload ${res.status}: ${await res.text()}`);
+        });
+      const s3Put = () =>
+        timed(async () => {
+          await s3.send(new PutObjectCommand({ Bucket: 'bench', Key: `s3-${size}`, Body: body }));
+        });
+      for (let i = 0; i < putRounds; i++) {
+        t.restPut.push(await restPut());
+        t.s3Put.push(await s3Put());
+      }
+      if (putRounds === 0) {
+        await restPut();
+        await s3Put();
+      }
+      // The same GetObject as a presigned URL read with fetch: the server's S3 path with the
+      // REST client's HTTP stack, so the SDK's own cost shows apart from the server's.
+      const presigned = await presignedGet(s3, server.s3.url, `s3-${size}`);
+      for (let i = 0; i < getRounds; i++) {
+        t.restGet.push(await timed(() => fetchGet(restUrl, size, auth)));
+        t.presignedGet.push(await timed(() => fetchGet(presigned, size)));
+        t.s3Get.push(await timed(() => sdkGet(`s3-${size}`, size)));
+        t.supabaseGet.push(
           await timed(async () => {
-            const res = await fetch(restUrl, {
-              method: 'POST',
-              headers: { ...auth, 'x-upsert': 'true', 'content-type': 'application/octet-stream' },
-              body,
-            });
-            if (!res.ok) throw new Error(`REST upload ${res.status}: ${await res.text()}`);
-          }),
-        );
-        t.s3Put.push(
-          await timed(async () => {
-            await s3.send(new PutObjectCommand({ Bucket: 'bench', Key: `s3-${size}`, Body: body }));
-          }),
-        );
-        t.restGet.push(
-          await timed(async () => {
-            const res = await fetch(restUrl, { headers: auth });
-            if ((await res.arrayBuffer()).byteLength !== size) throw new Error('short download');
-          }),
-        );
-        t.presignedGet.push(
-          await timed(async () => {
-            const res = await fetch(presigned);
-            if ((await res.arrayBuffer()).byteLength !== size) throw new Error('short presigned');
-          }),
-        );
-        t.s3Get.push(
-          await timed(async () => {
-            const got = await s3.send(new GetObjectCommand({ Bucket: 'bench', Key: `s3-${size}` }));
-            const bytes = await got.Body?.transformToByteArray();
-            if (bytes?.byteLength !== size) throw new Error('short S3 download');
+            const { data, error } = await supabase.storage.from('bench').download(`rest-${size}`);
+            if (error || data.size !== size) throw error ?? new Error('short supabase-js download');
           }),
         );
       }
-      const mb = size / MiB;
-      const rate = (ms: number) => `${(mb / (ms / 1000)).toFixed(0)} MB/s`;
-      const line = (op: string, s3ms: number, restMs: number) =>
+      const label = size < MiB ? `${size / 1024} KiB` : `${size / MiB} MiB`;
+      const rate = (ms: number) => `${(size / MiB / (ms / 1000)).toFixed(0)} MB/s`;
+      const line = (op: string, s3ms: number, anchor: string, ms: number, goal = ' (goal ≥ 0.9)') =>
         console.log(
-          `${String(mb).padStart(2)} MiB ${op}: S3 ${s3ms.toFixed(1)} ms (${rate(s3ms)}), REST ${restMs.toFixed(1)} ms (${rate(restMs)}) → S3 = ${(restMs / s3ms).toFixed(2)}× REST (goal ≥ 0.9)`,
+          `${label.padStart(6)} ${op}: S3 ${s3ms.toFixed(2)} ms (${rate(s3ms)}), ${anchor} ${ms.toFixed(2)} ms (${rate(ms)}) → S3 = ${(ms / s3ms).toFixed(2)}× ${anchor}${goal}`,
         );
-      line('put', median(t.s3Put), median(t.restPut));
-      line('get', median(t.s3Get), median(t.restGet));
-      line('get (presigned URL, fetch)', median(t.presignedGet), median(t.restGet));
+      const m = Object.fromEntries(Object.entries(t).map(([k, v]) => [k, median(v)])) as Record<
+        keyof typeof t,
+        number
+      >;
+      if (putRounds > 0) line('put', m.s3Put, 'REST', m.restPut);
+      line('get (AWS SDK)', m.s3Get, 'REST', m.restGet, size < MiB ? '' : undefined);
+      line('get (presigned URL, fetch)', m.presignedGet, 'REST', m.restGet, '');
+      line('get (AWS SDK vs supabase-js)', m.s3Get, 'supabase-js', m.supabaseGet, '');
+      if (size < MiB) {
+        console.log(
+          `  the AWS SDK's own cost per GetObject: ${(m.s3Get - m.presignedGet).toFixed(2)} ms (SDK − presigned fetch of 1 KiB)`,
+        );
+      }
     }
     console.log(
       `load average ${loadavg()
