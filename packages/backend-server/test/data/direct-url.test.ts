@@ -2,30 +2,10 @@
  * The data commands with `--direct-url` (a replica's pooler setup): they connect to the
  * database itself, not to `--database-url` (the pooler's, here an address nothing answers).
  */
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/server';
 import { createTestDatabase, databaseKind } from '../support/server';
-
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
-
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
+import { cli } from './cli-runner';
 
 describe.skipIf(databaseKind() !== 'postgres')('data commands with --direct-url (postgres)', () => {
   let db: { url: string; drop: () => Promise<void> } | null = null;
@@ -52,5 +32,5 @@ describe.skipIf(databaseKind() !== 'postgres')('data commands with --direct-url 
     expect(keys.stdout).toBe('legacy  HS256  current\n');
     // Without it, the pooler's address is the one tried.
     expect((await cli(['db', 'dump', '--database-url', pooler])).code).not.toBe(0);
-  }, 120_000);
+  }, 300_000);
 });

@@ -1,37 +1,17 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { CreateBucketCommand, ListBucketsCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOKEN_HEADER } from '../../src/console/index';
 import { type RunningServer, startServer } from '../../src/server';
+import { cli } from '../data/cli-runner';
 import { createTestDatabase, databaseKind, startTestServer } from '../support/server';
 import { expectS3Error, s3Client } from './s3-support';
 import { uniqueBucket } from './support';
 
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 's3-keys-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-/** Runs the CLI from source; resolves to its exit code and output. */
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
 
 const field = (text: string, label: string) =>
   new RegExp(`${label}:\\s+([0-9a-f]+)`).exec(text)?.[1] ?? '';
