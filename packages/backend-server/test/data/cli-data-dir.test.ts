@@ -111,7 +111,7 @@ describe('db reset, export and import from the CLI on a data dir', () => {
   it('says what is wrong with the command line', async () => {
     const none = await cli(['db', 'dump']);
     expect(none.code).toBe(1);
-    expect(none.stderr).toMatch(/--data-dir DIR or --database-url URL/);
+    expect(none.stderr).toMatch(/--data-dir DIR, --database-url URL or --direct-url URL/);
     const unknown = await cli(['db', 'explode']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/Unknown or incomplete command/);

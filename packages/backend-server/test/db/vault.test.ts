@@ -232,7 +232,7 @@ describe(`Vault's key (${databaseKind()})`, () => {
       await rm(dataDir, { recursive: true, force: true });
       await rm(dir, { recursive: true, force: true });
     }
-  });
+  }, 120_000);
 
   it('an export imported with the same key decrypts', async () => {
     const vaultKey = randomBytes(32).toString('hex');
@@ -255,7 +255,7 @@ describe(`Vault's key (${databaseKind()})`, () => {
       await rm(out, { recursive: true, force: true });
       await rm(dir, { recursive: true, force: true });
     }
-  });
+  }, 120_000);
 
   it('a connection without the server key cannot encrypt or decrypt', async () => {
     const server = await startTestServer();

@@ -103,12 +103,20 @@ describe.skipIf(skip !== '')('Drive through deploy/local-cluster (3 replicas, ra
       .single();
     expect(share.error).toBeNull();
     const visitor = browser(cluster);
+    const linkToken = (share.data as { token: string }).token;
     const opened = await visitor.functions.invoke('share', {
-      body: { token: (share.data as { token: string }).token },
+      body: { action: 'open', token: linkToken },
     });
     expect(opened.error).toBeNull();
-    const link = opened.data as { name: string; size: number; url: string };
-    expect(link).toMatchObject({ name: 'report.bin', size: data.length });
+    const { session, ...item } = opened.data as { name: string; size: number; session: string };
+    expect(item).toMatchObject({ kind: 'file', name: 'report.bin', size: data.length });
+    const download = await visitor.functions.invoke('share', {
+      body: { action: 'download', token: linkToken },
+      headers: { 'x-link-session': session },
+    });
+    expect(download.error).toBeNull();
+    const link = download.data as { name: string; url: string };
+    expect(link.name).toBe('report.bin');
     // Signed by a replica, for the balancer's address (`--public-url`), not the replica's own.
     expect(link.url.startsWith(`${cluster.url}/storage/v1/object/sign/files/`)).toBe(true);
     const viaLink = await fetch(link.url);
