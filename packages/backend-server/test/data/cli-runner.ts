@@ -1,24 +1,17 @@
 import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
-/** tsx's loader by its path, so that the CLI can run in any folder. */
-const TSX = pathToFileURL(
-  join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/loader.mjs'),
-).href;
+import { builtCli } from '../support/built-cli';
 
 /**
- * Runs the CLI from source as a child process (in `cwd`, with `stdin` piped in); resolves to
- * its exit code and output.
+ * Runs the CLI (built from the current sources, see `builtCli`) as a child process (in `cwd`,
+ * with `stdin` piped in); resolves to its exit code and output.
  */
-export function cli(
+export async function cli(
   args: string[],
   options: { stdin?: string; cwd?: string } = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
+  const entry = await builtCli();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', TSX, CLI, ...args], {
+    const child = spawn(process.execPath, [entry, ...args], {
       ...(options.cwd ? { cwd: options.cwd } : {}),
       stdio: ['pipe', 'pipe', 'pipe'],
     });

@@ -1,15 +1,7 @@
-/**
- * Export and import on the S3 backend (radosgw): the objects' bytes are read from the
- * bucket into the export, and written to the (other) bucket by the import before its
- * transaction commits; through the CLI (`--project` with `[storage] backend = "s3"`) and
- * through `startServer({ importFile })`.
- */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { S3StorageOptions } from '../../src/config/index';
 import { exportProject } from '../../src/data/portable';
@@ -23,25 +15,10 @@ import {
 } from '../storage/s3-backend-support';
 import { client, sha256 } from '../storage/support';
 import { createTestDatabase, databaseKind } from '../support/server';
+import { cli } from './cli-runner';
 
 const ceph = databaseKind() === 'postgres' ? await s3Server() : null;
 if (ceph && !ceph.available) console.warn(`S3 export suite skipped: ${ceph.reason}`);
-
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
-
-/** Runs the CLI from source; resolves to its exit code and output. */
-function cli(args: string[]): Promise<{ code: number; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('close', (code) => resolve({ code: code ?? -1, stderr }));
-  });
-}
 
 /** A project folder whose config.toml puts stored files in `s3`'s bucket. */
 async function projectFor(root: string, s3: S3StorageOptions): Promise<string> {

@@ -2,20 +2,19 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TOKEN_HEADER } from '../../src/console/index';
 import { exportProject } from '../../src/data/portable';
 import { startServer } from '../../src/server';
+import { builtCli } from '../support/built-cli';
 import { DRIVE } from './support';
 
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'start-cli-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 /** Starts `backend-server start …` from source; resolves once its banner is out. */
 async function start(args: string[]): Promise<{ child: ChildProcess; banner: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'start', '--port', '0', ...args], {
+  const child = spawn(process.execPath, [await builtCli(), 'start', '--port', '0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

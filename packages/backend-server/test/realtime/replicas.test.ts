@@ -3,15 +3,13 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/server';
+import { builtCli } from '../support/built-cli';
 import { createTestDatabase, databaseKind } from '../support/server';
 import { until } from '../support/until';
 import { Inbox, realtimeClient, settle, subscribed, uniqueTopic, userToken } from './support';
-
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 
 const SCHEMA = `
 create table public.events (id bigint primary key, n int not null, body text);
@@ -34,7 +32,7 @@ async function startChild(
 ): Promise<{ child: ChildProcess; url: string; anonKey: string }> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', CLI, 'start', '--port', '0', '--database-url', databaseUrl],
+    [await builtCli(), 'start', '--port', '0', '--database-url', databaseUrl],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';

@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { builtCli } from '../support/built-cli';
 import {
   type Balancer,
   freePort,
@@ -17,8 +17,6 @@ import {
   startPgBouncer,
   waitForPort,
 } from './proxies';
-
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 
 /** One replica: a CLI process on a fixed port, which can be killed and started again. */
 export class Replica {
@@ -41,7 +39,7 @@ export class Replica {
     const t0 = Date.now();
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', CLI, 'start', '--port', String(this.port), ...this.args],
+      [await builtCli(), 'start', '--port', String(this.port), ...this.args],
       { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...this.env } },
     );
     this.child = child;

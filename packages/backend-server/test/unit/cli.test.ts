@@ -6,14 +6,14 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/index';
 import { createApiKeys, DEFAULT_PUBLISHABLE_KEY, DEFAULT_SECRET_KEY } from '../../src/config/keys';
+import { builtCli } from '../support/built-cli';
 
 const run = promisify(execFile);
 const PACKAGE = join(import.meta.dirname, '..', '..');
-const CLI = join(PACKAGE, 'src', 'cli.ts');
 
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    const { stdout, stderr } = await run(process.execPath, [await builtCli(), ...args], {
       cwd: PACKAGE,
     });
     return { code: 0, stdout, stderr };
