@@ -18,7 +18,8 @@ export default function MarkdownView({ url, name }: { url: string; name: string 
   if (text.error) return <ErrorText error={text.error} />;
   return (
     <div className="doc-preview">
-      <section className="markdown-body" aria-label={`Contents of ${name}`}>
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region is reached by keyboard. */}
+      <section className="markdown-body" tabIndex={0} aria-label={`Contents of ${name}`}>
         {source === undefined ? <p className="hint">Loading…</p> : null}
         {/* Filled with the sanitised nodes; React keeps no children of its own here. */}
         <div ref={box} />

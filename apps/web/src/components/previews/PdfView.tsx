@@ -71,7 +71,8 @@ export default function PdfView({ url, name }: { url: string; name: string }) {
   const total = opened.doc.numPages;
   const limit = Math.min(total, MAX_PAGES);
   return (
-    <div className="doc-preview pdf-preview">
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region is reached by keyboard.
+    <section className="doc-preview pdf-preview" tabIndex={0} aria-label={`Pages of ${name}`}>
       {opened.pages.map((src, i) => (
         <img
           key={src}
@@ -89,6 +90,6 @@ export default function PdfView({ url, name }: { url: string; name: string }) {
       ) : opened.pages.length < wanted ? (
         <p className="hint">Drawing page {opened.pages.length + 1}…</p>
       ) : null}
-    </div>
+    </section>
   );
 }
