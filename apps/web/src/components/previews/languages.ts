@@ -63,6 +63,7 @@ const BY_MIME: Record<string, string> = {
   'text/yaml': 'yaml',
   'application/yaml': 'yaml',
   'text/x-diff': 'diff',
+  'application/x-httpd-php': 'php',
 };
 
 const MARKDOWN_MIME = new Set(['text/markdown', 'text/x-markdown']);
@@ -75,8 +76,8 @@ const extensionOf = (name: string) => {
   return dot > 0 ? name.slice(dot + 1).toLowerCase() : '';
 };
 
-const plain = (mime: string) =>
-  MISNAMED.has(mime) || mime.startsWith('text/') || mime.startsWith('application/');
+/** Whether a MIME type leaves room for the extension to say what the file is. */
+const plain = (mime: string) => MISNAMED.has(mime) || mime.startsWith('text/') || Object.hasOwn(BY_MIME, mime);
 
 /** Whether the file is Markdown (by MIME type, or a `.md` name with a plain type). */
 export function isMarkdown(name: string, mime: string): boolean {
