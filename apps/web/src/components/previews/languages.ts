@@ -77,7 +77,8 @@ const extensionOf = (name: string) => {
 };
 
 /** Whether a MIME type leaves room for the extension to say what the file is. */
-const plain = (mime: string) => MISNAMED.has(mime) || mime.startsWith('text/') || Object.hasOwn(BY_MIME, mime);
+const plain = (mime: string) =>
+  MISNAMED.has(mime) || mime.startsWith('text/') || Object.hasOwn(BY_MIME, mime);
 
 /** Whether the file is Markdown (by MIME type, or a `.md` name with a plain type). */
 export function isMarkdown(name: string, mime: string): boolean {
