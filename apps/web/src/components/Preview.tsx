@@ -7,7 +7,10 @@ import { ErrorText } from './ErrorText';
 import { typeLabel } from './FileList';
 import { kindOf, MediaView } from './media';
 
-/** Shows a file: images, video and audio (streamed), PDF, plain text; else icon and metadata. */
+/**
+ * Shows a file: images, SVG, video and audio (streamed), PDF pages, Markdown, code, CSV, plain
+ * text (./media.tsx); else icon and metadata.
+ */
 export default function Preview({
   file,
   onClose,
@@ -28,7 +31,7 @@ export default function Preview({
     <Dialog title={file.name} onClose={onClose} wide>
       <div className="preview">
         <ErrorText error={url.error} />
-        <MediaView kind={kind} src={src} name={file.name} />
+        <MediaView kind={kind} src={src} name={file.name} mimeType={file.mime_type} />
       </div>
       <dl className="meta">
         <dt>Type</dt>

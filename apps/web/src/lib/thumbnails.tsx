@@ -1,6 +1,7 @@
 /**
  * Thumbnails of images, from the storage image transformation (`/render/image/sign/…`, the
- * SDK's `transform` option): small in the list, larger in the grid.
+ * SDK's `transform` option): small in the list, larger in the grid. PDFs, videos and SVG
+ * pictures get theirs made in the browser instead (./made-thumbnails.ts).
  *
  * - Never blocking the list: a row shows its icon at once; the thumbnail's signed URL is
  *   asked for in the background (at most 4 at a time, only for rows on screen), and the image
@@ -16,7 +17,10 @@ import { useUser } from '@app/backend-react';
 import { memo, type ReactNode, useCallback, useEffect, useState } from 'react';
 import { BUCKET, type FileRow } from './api';
 import type { DriveClient } from './client-types';
+import { limiter } from './limit';
+import { forgetMade, madeKindOf, madePicture, shownPicture } from './made-thumbnails';
 import type { Entry } from './selection';
+import type { MadeKind } from './thumb-makers';
 import { useDrive } from './use-drive';
 
 export type PictureSize = 'small' | 'large';
@@ -67,8 +71,9 @@ function save() {
   }, 1000);
 }
 
-/** Forgets every kept thumbnail URL of this browser (sign-out). */
+/** Forgets every kept thumbnail URL and made thumbnail of this browser (sign-out). */
 export function forgetThumbnails(): void {
+  forgetMade();
   kept = {};
   keptFor = '';
   try {
@@ -89,20 +94,8 @@ function keptUrl(file: FileRow, size: PictureSize): string | null {
 }
 
 // At most CONCURRENCY signing requests at once; the others wait their turn.
-let running = 0;
-const waiting: Array<() => void> = [];
+const turn = limiter(CONCURRENCY);
 const inflight = new Map<string, Promise<string | null>>();
-
-async function turn<T>(work: () => Promise<T>): Promise<T> {
-  if (running >= CONCURRENCY) await new Promise<void>((resolve) => waiting.push(resolve));
-  running += 1;
-  try {
-    return await work();
-  } finally {
-    running -= 1;
-    waiting.shift()?.();
-  }
-}
 
 function sign(client: DriveClient, file: FileRow, size: PictureSize): Promise<string | null> {
   const key = keyOf(file, size);
@@ -124,33 +117,13 @@ function sign(client: DriveClient, file: FileRow, size: PictureSize): Promise<st
   return promise;
 }
 
-const Thumbnail = memo(function Thumbnail({
-  client,
-  file,
-  size,
-}: {
-  client: DriveClient;
-  file: FileRow;
-  size: PictureSize;
-}) {
-  const [url, setUrl] = useState(() => keptUrl(file, size));
+/** The thumbnail's picture (`null`: none, the type icon), fading in once loaded. */
+function Picture({ url, size }: { url: string | null | undefined; size: PictureSize }) {
   const [state, setState] = useState<'loading' | 'shown' | 'failed'>('loading');
   useEffect(() => {
-    const now = keptUrl(file, size);
-    setUrl(now);
-    setState('loading');
-    if (now) return;
-    let live = true;
-    void sign(client, file, size).then((signed) => {
-      if (!live) return;
-      if (signed) setUrl(signed);
-      else setState('failed');
-    });
-    return () => {
-      live = false;
-    };
-  }, [client, file, size]);
-  if (state === 'failed')
+    if (url !== undefined) setState('loading');
+  }, [url]);
+  if (url === null || state === 'failed')
     return <span className={`icon-file thumb-${size}-icon`} aria-hidden="true" />;
   return (
     <span className={`thumb thumb-${size}${state === 'shown' ? ' shown' : ''}`} aria-hidden="true">
@@ -168,21 +141,81 @@ const Thumbnail = memo(function Thumbnail({
       ) : null}
     </span>
   );
+}
+
+const Thumbnail = memo(function Thumbnail({
+  client,
+  file,
+  size,
+}: {
+  client: DriveClient;
+  file: FileRow;
+  size: PictureSize;
+}) {
+  const [url, setUrl] = useState<string | null | undefined>(() => keptUrl(file, size) ?? undefined);
+  useEffect(() => {
+    const now = keptUrl(file, size);
+    setUrl(now ?? undefined);
+    if (now) return;
+    let live = true;
+    void sign(client, file, size).then((signed) => {
+      if (live) setUrl(signed);
+    });
+    return () => {
+      live = false;
+    };
+  }, [client, file, size]);
+  return <Picture url={url} size={size} />;
+});
+
+const MadeThumbnail = memo(function MadeThumbnail({
+  client,
+  uid,
+  file,
+  kind,
+  size,
+}: {
+  client: DriveClient;
+  uid: string;
+  file: FileRow;
+  kind: MadeKind;
+  size: PictureSize;
+}) {
+  const [url, setUrl] = useState(() => shownPicture(uid, file));
+  useEffect(() => {
+    const now = shownPicture(uid, file);
+    setUrl(now);
+    if (now !== undefined) return;
+    let live = true;
+    void madePicture(client, uid, file, kind).then((made) => {
+      if (live) setUrl(made);
+    });
+    return () => {
+      live = false;
+    };
+  }, [client, uid, file, kind]);
+  return <Picture url={url} size={size} />;
 });
 
 /**
- * The `picture` of list rows and grid cards: a thumbnail for images the backend renders,
- * nothing (the type icon) otherwise. Stable for the signed-in user.
+ * The `picture` of list rows and grid cards: a thumbnail for images the backend renders and
+ * for PDFs, videos and SVG pictures (made here), nothing (the type icon) otherwise. Stable
+ * for the signed-in user.
  */
 export function usePictures(): (entry: Entry, size: PictureSize) => ReactNode {
   const client = useDrive();
   const uid = useUser()?.id ?? '';
   load(uid);
   return useCallback(
-    (entry: Entry, size: PictureSize) =>
-      entry.kind === 'file' && hasThumbnail(entry.row) ? (
-        <Thumbnail client={client} file={entry.row} size={size} />
-      ) : null,
-    [client],
+    (entry: Entry, size: PictureSize) => {
+      if (entry.kind !== 'file') return null;
+      if (hasThumbnail(entry.row))
+        return <Thumbnail client={client} file={entry.row} size={size} />;
+      const kind = madeKindOf(entry.row);
+      return kind ? (
+        <MadeThumbnail client={client} uid={uid} file={entry.row} kind={kind} size={size} />
+      ) : null;
+    },
+    [client, uid],
   );
 }

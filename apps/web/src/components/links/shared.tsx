@@ -64,7 +64,13 @@ export function LinkPreview({ file, visitor }: { file: PreviewedFile; visitor: L
         </p>
       ) : null}
       {shown ? (
-        <MediaView kind={kind} src={src} name={file.name} />
+        <MediaView
+          kind={kind}
+          src={src}
+          name={file.name}
+          mimeType={file.mime_type}
+          download={false}
+        />
       ) : (
         <p className="hint">
           {kind === 'other' ? 'No preview for this type of file.' : 'Too large to preview here.'}
