@@ -54,6 +54,8 @@ export function describeActivity(row: ActivityRow, me: string | undefined): stri
       return `uploaded a new version of ${item}`;
     case 'version_restored':
       return `restored a version of ${item}`;
+    case 'version_deleted':
+      return `deleted an older version of ${item}`;
     case 'shared': {
       const who = d.user === me ? 'you' : String(d.email);
       const role = ROLE[String(d.role)] ?? String(d.role);

@@ -26,7 +26,8 @@ export interface ActivityRow {
     | 'shared'
     | 'unshared'
     | 'version_uploaded'
-    | 'version_restored';
+    | 'version_restored'
+    | 'version_deleted';
   details: Record<string, unknown>;
   at: string;
   actor_name: string | null;

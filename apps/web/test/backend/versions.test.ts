@@ -2,7 +2,8 @@
  * Drive's backend: versions of a file (backend/migrations/20261127001500_versions.sql and
  * 20261127001600_versions_calls.sql) — a replacement under way leaves readers the old content
  * until it finishes; list, preview and download for everyone who reads the file; restore and
- * delete for the owner and Editors only; the owner's quota; the retention's pruning.
+ * delete for the owner and Editors only; the owner's quota; the retention's pruning; new and
+ * deleted versions announced to everyone who reads the file (20261128002000_version_deletes_live.sql).
  */
 import type { Client } from '@app/backend-sdk';
 import type { RunningServer } from '@app/backend-server';
@@ -88,6 +89,16 @@ const stored = async (path: string) =>
       [path],
     )
   ).rows[0]?.n;
+
+/** The ids named by the `change` messages sent on `drive:<uid>` since the last call (taken). */
+async function heard(p: Person): Promise<unknown[]> {
+  const { rows } = await server.db.query<{ payload: { ids?: unknown } }>(
+    `delete from realtime.messages where topic = $1 and extension = 'broadcast' and event = 'change'
+     returning payload`,
+    [`drive:${p.uid}`],
+  );
+  return rows.map((r) => r.payload.ids);
+}
 
 beforeAll(async () => {
   server = await startDriveServer();
@@ -190,6 +201,40 @@ describe('versions', () => {
     expect(await stored(second.object_path)).toBe(0);
     expect((await versions(viewer, f.id)).map((v) => v.id)).toEqual([current.id]);
     expect(await content(viewer, f.id)).toBe('v1');
+  });
+
+  it('announces a deleted version like a new one: live to everyone who reads the file, and in its activity', async () => {
+    const f = await file(owner, 'live.txt', team.id, 'v1');
+    await replace(editor, f.id, 'v2');
+    const older = (await versions(owner, f.id))[1] as Version;
+    const everyone = [owner, editor, viewer, stranger];
+    // A new version reaches the owner and the people with access (the file row changed).
+    const afterNew = await Promise.all(everyone.map(heard));
+    for (const ids of afterNew.slice(0, 3)) expect(ids).toContainEqual([f.id]);
+    expect(afterNew[3]).toEqual([]);
+
+    // So does a deleted one, once, and nothing else: the stranger hears nothing.
+    const gone = await trashFunction(editor, { action: 'version', version: older.id });
+    expect(gone.error).toBeNull();
+    const afterDelete = await Promise.all(everyone.map(heard));
+    expect(afterDelete).toEqual([[[f.id]], [[f.id]], [[f.id]], []]);
+    const activity = await rpc<Array<{ action: string; actor_id: string }>>(
+      viewer,
+      'item_activity',
+      {
+        p_kind: 'file',
+        p_id: f.id,
+      },
+    );
+    expect(activity[0]).toMatchObject({ action: 'version_deleted', actor_id: editor.uid });
+    expect(activity[1]?.action).toBe('version_uploaded');
+
+    // A refused delete (the current version) announces nothing.
+    const current = (await versions(owner, f.id))[0] as Version;
+    expect((await owner.rpc('begin_delete_version', { p_version: current.id })).error?.hint).toBe(
+      'version_current',
+    );
+    expect(await Promise.all(everyone.map(heard))).toEqual([[], [], [], []]);
   });
 
   it('counts versions against the owner’s quota, an Editor’s upload too, once per object', async () => {
