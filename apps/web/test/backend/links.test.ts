@@ -3,7 +3,8 @@
  * their rate limit, expiry, download limits, view-only links, upload links (file requests)
  * within the size cap and the owner's quota, revoking, and the counts the owner sees — each
  * rule as a visitor with nothing but the anon key would meet it, through the `share`
- * function, and as the owner through REST.
+ * function, and as the owner through REST. Wrong passwords count per visitor address (as the
+ * server resolves it) and, far more of them, per link.
  */
 import type { Client } from '@app/backend-sdk';
 import { memoryUrlStore } from '@app/backend-sdk/tus';
@@ -35,15 +36,24 @@ interface Answer {
   headers: Headers;
 }
 
-/** Calls the `share` function as a visitor (the anon key, no account). */
-async function visit(body: Record<string, unknown>, session?: string): Promise<Answer> {
-  const res = await fetch(`${server.url}/functions/v1/share`, {
+/**
+ * Calls the `share` function as a visitor (the anon key, no account); `from` sends an
+ * X-Forwarded-For header (believed only by a server that trusts this machine as a proxy).
+ */
+async function visit(
+  body: Record<string, unknown>,
+  session?: string,
+  via: { server?: RunningServer; from?: string } = {},
+): Promise<Answer> {
+  const target = via.server ?? server;
+  const res = await fetch(`${target.url}/functions/v1/share`, {
     method: 'POST',
     headers: {
-      apikey: server.anonKey,
-      authorization: `Bearer ${server.anonKey}`,
+      apikey: target.anonKey,
+      authorization: `Bearer ${target.anonKey}`,
       'content-type': 'application/json',
       ...(session ? { 'x-link-session': session } : {}),
+      ...(via.from ? { 'x-forwarded-for': via.from } : {}),
     },
     body: JSON.stringify(body),
   });
@@ -200,6 +210,28 @@ describe('a folder link with a password', () => {
     expect((await visit({ action: 'open', token: l.token, password: 'right one' })).status).toBe(
       200,
     );
+  });
+
+  it('does not believe an address the visitor names: guesses under changing X-Forwarded-For count as one', async () => {
+    const l = await createLink(owner, { p_folder_id: sub.id, p_password: 'right one' });
+    for (let i = 0; i < 5; i += 1) {
+      const res = await visit(
+        { action: 'open', token: l.token, password: `guess ${i}` },
+        undefined,
+        {
+          from: `203.0.113.${i + 1}`,
+        },
+      );
+      expect(res.body.error).toBe('wrong_password');
+    }
+    const blocked = await visit(
+      { action: 'open', token: l.token, password: 'right one' },
+      undefined,
+      {
+        from: '198.51.100.9',
+      },
+    );
+    expect(blocked).toMatchObject({ status: 429, body: { error: 'rate_limited' } });
   });
 
   it('keeps passwords, attempts and sessions out of everyone’s reach but the function', async () => {
@@ -530,5 +562,57 @@ describe('upload links (file requests)', () => {
     });
     const landed = await b.from('files').select('owner_id').eq('folder_id', box.id);
     expect(landed.data).toEqual([{ owner_id: b.uid }]);
+  });
+});
+
+describe('wrong passwords behind a trusted proxy', () => {
+  let proxied: RunningServer;
+  let owner: Client & { uid: string };
+  let root: Row;
+
+  beforeAll(async () => {
+    // The proxy (this machine) names each visitor in X-Forwarded-For, and the server believes it.
+    proxied = await startDriveServer({ trustedProxies: ['127.0.0.1', '::1'] });
+    owner = await newUserOf(proxied);
+    root = await folder(owner, 'Proxied');
+  });
+  afterAll(async () => {
+    await proxied?.stop();
+  });
+
+  const guess = (token: string, password: string, from: string) =>
+    visit({ action: 'open', token, password }, undefined, { server: proxied, from });
+
+  it('locks out the address that guessed wrong five times, not the link’s other visitors', async () => {
+    const l = await createLink(owner, { p_folder_id: root.id, p_password: 'right one' });
+    for (let i = 0; i < 5; i += 1) {
+      expect((await guess(l.token, `guess ${i}`, '203.0.113.7')).body.error).toBe('wrong_password');
+    }
+    const blocked = await guess(l.token, 'right one', '203.0.113.7');
+    expect(blocked).toMatchObject({ status: 429, body: { error: 'rate_limited' } });
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+    // The recipient, elsewhere, still gets in; and still has their own five tries.
+    expect((await guess(l.token, 'right one', '198.51.100.2')).status).toBe(200);
+    expect((await guess(l.token, 'typo', '198.51.100.2')).body.error).toBe('wrong_password');
+    expect((await guess(l.token, 'right one', '198.51.100.2')).status).toBe(200);
+  });
+
+  it('refuses everyone once the link as a whole has taken a hundred wrong passwords', async () => {
+    const l = await createLink(owner, { p_folder_id: root.id, p_password: 'right one' });
+    // 99 wrong ones from 33 addresses (three each), as if guessed in the window.
+    await proxied.db.query(
+      `insert into private.link_attempts (share_id, client)
+       select $1, '192.0.2.' || (n % 33) from generate_series(1, 99) n`,
+      [l.id],
+    );
+    expect((await guess(l.token, 'right one', '198.51.100.3')).status).toBe(200);
+    expect((await guess(l.token, 'guess', '198.51.100.4')).body.error).toBe('wrong_password');
+    const blocked = await guess(l.token, 'right one', '198.51.100.3');
+    expect(blocked).toMatchObject({ status: 429, body: { error: 'rate_limited' } });
+    await proxied.db.query(
+      `update private.link_attempts set at = at - interval '16 minutes' where share_id = $1`,
+      [l.id],
+    );
+    expect((await guess(l.token, 'right one', '198.51.100.3')).status).toBe(200);
   });
 });

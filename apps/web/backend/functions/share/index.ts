@@ -16,14 +16,20 @@
  * Refusals: 400 invalid_request · 401 password_required | wrong_password | session ·
  * 403 view_only | upload_only | not_upload · 404 not_found | item_not_found ·
  * 410 expired | revoked | exhausted · 413 too_large | quota_exceeded · 429 rate_limited
- * (with Retry-After). Written for the hosted runtime; the local server runs it unchanged.
+ * (with Retry-After; wrong passwords count per visitor address, and per link). Written for
+ * the hosted runtime; the local server runs it unchanged.
  */
 
 import { http } from '../_shared/http.ts';
 import { backend, type Result, refusal } from './backend.ts';
 
+/** What the runtime says of the connection: the caller's address (the server resolves it). */
+interface ServeInfo {
+  remoteAddr?: { hostname?: string };
+}
+
 declare const Deno: {
-  serve(handler: (req: Request) => Response | Promise<Response>): unknown;
+  serve(handler: (req: Request, info?: ServeInfo) => Response | Promise<Response>): unknown;
   env: { get(name: string): string | undefined };
 };
 
@@ -118,7 +124,7 @@ function opened(o: Opened): Response {
   });
 }
 
-Deno.serve(async (req) => {
+Deno.serve(async (req, info) => {
   if (req.method === 'OPTIONS') return new Response('ok', { headers: { ...cors, ...exposed } });
   if (req.method !== 'GET' && req.method !== 'POST') {
     return json(405, { error: 'method_not_allowed', message: 'Use GET or POST.' });
@@ -138,7 +144,13 @@ Deno.serve(async (req) => {
   switch (action) {
     case 'open': {
       const password = body.password === undefined ? null : str(body.password);
-      const o = await api.rpc<Opened>('open_link', { p_token: token, p_password: password });
+      // Wrong passwords count per visitor address: the runtime's `remoteAddr`, which the server
+      // resolves (X-Forwarded-For only from its trusted proxies), never a header read here.
+      const o = await api.rpc<Opened>('open_link', {
+        p_token: token,
+        p_password: password,
+        p_client: info?.remoteAddr?.hostname ?? null,
+      });
       return answer(o, opened);
     }
     case 'list': {
