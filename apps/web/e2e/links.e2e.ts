@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAccessible } from './axe';
 import { makePng } from './png';
 import { type Stack, signUpNewUser, startStack, watchErrors } from './stack';
+import { throttle } from './upload-helpers';
 import { readZip } from './zip-reader';
 
 const artifacts = fileURLToPath(new URL('../.artifacts/', import.meta.url));
@@ -13,6 +14,7 @@ const inputs = `${artifacts}inputs/links/`;
 const NOTES = 'Meet at the station at nine.\n';
 const PICTURE = makePng(64, 48);
 const SENT = 'My holiday pictures, as promised.\n';
+const MB = 1024 * 1024;
 
 const row = (page: Page, name: string) => page.locator(`.rows li[data-name="${name}"]`);
 
@@ -29,6 +31,7 @@ describe('links to folders, with a password, and upload links, as a new user', (
     writeFileSync(`${inputs}notes.txt`, NOTES);
     writeFileSync(`${inputs}map.png`, PICTURE);
     writeFileSync(`${inputs}sent.txt`, SENT);
+    writeFileSync(`${inputs}album.bin`, Buffer.alloc(24 * MB, 7));
     stack = await startStack();
     page = await (await stack.newContext()).newPage();
     errors = watchErrors(page);
@@ -81,7 +84,7 @@ describe('links to folders, with a password, and upload links, as a new user', (
     await dialog
       .getByLabel('Anyone with the link can')
       .selectOption({ label: 'Upload only (file request)' });
-    await dialog.getByLabel('Size limit in MB (optional)').fill('1');
+    await dialog.getByLabel('Size limit in MB (optional)').fill('30');
     await dialog.getByRole('button', { name: 'Create link' }).click();
     await expect.poll(() => dialog.getByLabel('Share link').inputValue()).not.toBe(folderLink);
     uploadLink = await dialog.getByLabel('Share link').inputValue();
@@ -171,6 +174,36 @@ describe('links to folders, with a password, and upload links, as a new user', (
     expect(await links.first().textContent()).toContain('1 visit · 1 upload');
     expect(await links.last().textContent()).toContain('1 visit · 2 downloads');
     await dialog.getByRole('button', { name: 'Close' }).click();
+  });
+
+  it('someone signed out pauses an upload through the upload link and resumes it', async () => {
+    const guest = await (await stack.newContext()).newPage();
+    const guestErrors = watchErrors(guest);
+    await guest.goto(uploadLink);
+    await guest.getByRole('heading', { name: 'Upload files to “Trip”' }).waitFor();
+    await throttle(await guest.context().newCDPSession(guest), 2 * MB);
+    await guest.getByTestId('link-file-picker').setInputFiles([`${inputs}album.bin`]);
+    const entry = guest.getByRole('list', { name: 'Your uploads' }).locator('li');
+    const progress = guest.getByRole('progressbar', { name: 'Uploading album.bin' });
+    const sent = () => progress.evaluate((p) => (p as HTMLProgressElement).value);
+    await expect.poll(sent, { timeout: 30_000 }).toBeGreaterThan(0);
+    await guest.getByRole('button', { name: 'Pause album.bin' }).click();
+    await expect.poll(() => entry.getAttribute('data-state')).toBe('paused');
+    await guest.getByText(/^Paused · \d+%$/).waitFor();
+    const pausedAt = await sent();
+    expect(pausedAt).toBeLessThan(24 * MB);
+    await guest.waitForTimeout(1500);
+    expect(await sent()).toBe(pausedAt);
+    expect(await entry.getAttribute('data-state')).toBe('paused');
+    await expectAccessible(guest, 'an upload link with a paused upload');
+    await guest.getByRole('button', { name: 'Resume album.bin' }).click();
+    await entry.getByText('Uploaded').waitFor({ timeout: 90_000 });
+    const stored = await stack.server.db.query<{ size: string; status: string }>(
+      "select size::text, status from public.files where name = 'album.bin'",
+    );
+    expect(stored.rows).toEqual([{ size: String(24 * MB), status: 'ready' }]);
+    expect(guestErrors).toEqual([]);
+    await guest.context().close();
   });
 
   it('threw no uncaught error in the owner’s page', () => {

@@ -1,6 +1,6 @@
 import { useBackendClient } from '@app/backend-react';
 import type { ResumableUpload, ResumableUploadOptions } from '@app/backend-sdk/tus';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { formatBytes } from '../../format';
 import type { DriveClient } from '../../lib/client-types';
 import type { LinkVisitor, OpenedLink } from '../../lib/links-api';
@@ -12,7 +12,9 @@ interface Sent {
   name: string;
   size: number;
   bytes: number;
-  state: 'uploading' | 'done' | 'failed';
+  state: 'uploading' | 'paused' | 'done' | 'failed';
+  /** Its tus upload has started (Pause and Resume act on it). */
+  started?: boolean;
   error?: string;
 }
 
@@ -23,8 +25,8 @@ const keyOf = (token: string, f: File) =>
 /**
  * A file request: anyone with the link uploads files into the owner's folder, and sees
  * nothing of it — not even what others sent. Each file goes up with the SDK's resumable
- * (tus) upload, authorised for its one path by the link; picking the same file again after
- * an interruption resumes it.
+ * (tus) upload, authorised for its one path by the link; Pause stops sending and Resume goes
+ * on from the server's offset; picking the same file again after an interruption resumes it.
  */
 export default function LinkUpload({
   link,
@@ -37,6 +39,8 @@ export default function LinkUpload({
 }) {
   const client = useBackendClient<DriveClient>();
   const [sent, setSent] = useState<Sent[]>([]);
+  // The uploads under way, by entry, for Pause and Resume.
+  const running = useRef(new Map<string, ResumableUpload>());
   const update = (id: string, change: Partial<Sent>) =>
     setSent((all) => all.map((s) => (s.id === id ? { ...s, ...change } : s)));
 
@@ -61,14 +65,26 @@ export default function LinkUpload({
       const upload = client.storage
         .from('files')
         .uploadResumable(begun.path, file, options) as ResumableUpload;
+      running.current.set(id, upload);
+      update(id, { started: true });
       const { error } = await upload.result;
+      running.current.delete(id);
       if (error) throw error;
       await visitor.finish(begun.key);
       localStorage.removeItem(stored);
       update(id, { state: 'done', bytes: file.size });
     } catch (e) {
+      running.current.delete(id);
       update(id, { state: 'failed', error: messageOf(e) });
     }
+  };
+  const pause = (s: Sent) => {
+    running.current.get(s.id)?.pause();
+    update(s.id, { state: 'paused' });
+  };
+  const resume = (s: Sent) => {
+    void running.current.get(s.id)?.resume();
+    update(s.id, { state: 'uploading' });
   };
 
   return (
@@ -98,8 +114,23 @@ export default function LinkUpload({
           {sent.map((s) => (
             <li key={s.id} data-state={s.state}>
               <span>{s.name}</span>
-              {s.state === 'uploading' ? (
-                <progress aria-label={`Uploading ${s.name}`} max={s.size || 1} value={s.bytes} />
+              {s.state === 'uploading' || s.state === 'paused' ? (
+                <span className="link-progress">
+                  <progress aria-label={`Uploading ${s.name}`} max={s.size || 1} value={s.bytes} />
+                  <span className="pct">
+                    {s.state === 'paused' ? 'Paused · ' : ''}
+                    {Math.floor((s.bytes / (s.size || 1)) * 100)}%
+                  </span>
+                  {!s.started ? null : s.state === 'uploading' ? (
+                    <button type="button" aria-label={`Pause ${s.name}`} onClick={() => pause(s)}>
+                      Pause
+                    </button>
+                  ) : (
+                    <button type="button" aria-label={`Resume ${s.name}`} onClick={() => resume(s)}>
+                      Resume
+                    </button>
+                  )}
+                </span>
               ) : null}
               {s.state === 'done' ? <span>Uploaded</span> : null}
               {s.state === 'failed' ? (
