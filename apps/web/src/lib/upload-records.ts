@@ -2,7 +2,7 @@
  * This browser's records of its unfinished uploads, in IndexedDB: what to list in the upload
  * panel after a reload or a crash, and — where the browser has the File System Access API —
  * the file's handle, so the upload resumes without picking the file again. One record per
- * `files` row; removed when the upload finishes or is cancelled, all of them on sign-out.
+ * `files` row (or per new version of a file, "Replace"); removed when the upload finishes or is cancelled, all of them on sign-out.
  * Where IndexedDB is missing (or refused), records live in memory for the page's life.
  */
 
@@ -19,6 +19,12 @@ export interface UploadRecord {
   bytes: number;
   /** The file's handle (File System Access API), when the file came with one. */
   handle?: FileSystemFileHandle;
+  /**
+   * A new version ("Replace") of this file: then `fileId` is the version's id, and
+   * `uploadUrl` its tus upload's URL (a version has no `uploads` row to keep it).
+   */
+  replaces?: string;
+  uploadUrl?: string;
   updatedAt: number;
 }
 

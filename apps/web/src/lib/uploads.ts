@@ -39,7 +39,7 @@ const REPORT_EVERY_MS = 2000;
 
 /** What Drive keeps with a queued upload. */
 export interface DriveUploadMeta {
-  /** The files row, once `begin_upload` gave it. */
+  /** The files row, once `begin_upload` gave it (a new version's row, with `replace`). */
   fileId?: string;
   /** A new version of this file ("Replace"), not a new file. */
   replace?: string;
@@ -111,6 +111,13 @@ async function terminate(client: DriveClient, path: string, url: string) {
 export async function discard(client: DriveClient, meta: DriveUploadMeta | null): Promise<void> {
   const fileId = meta?.fileId;
   if (!fileId) return;
+  if (meta?.replace) {
+    // A new version: the file is untouched; the unfinished version and its tus upload expire
+    // (the retention's pruning removes them).
+    versionUrls.delete(fileId);
+    await uploadRecords.remove(fileId);
+    return;
+  }
   const [file, record] = await Promise.all([
     client
       .from('files')
@@ -257,6 +264,35 @@ async function uploadVersion(
     mime_type: string;
   };
   if (control.signal.aborted) throw control.signal.reason;
+  const meta = (item.meta ?? {}) as DriveUploadMeta;
+  // A restored replacement whose version expired meanwhile starts again in a new one.
+  if (meta.fileId && meta.fileId !== begun.id) await uploadRecords.remove(meta.fileId);
+  control.setMeta({ ...meta, fileId: begun.id });
+  // Remembered in this browser, so that a reload lists it and Resume goes on (same uploader
+  // and size: `begin_version` gives the same version back, and the tus URL is in the record).
+  const before = await uploadRecords.get(begun.id);
+  const { data: auth } = await client.auth.getSession();
+  const recorded = uploadRecords.put({
+    fileId: begun.id,
+    ownerId: auth.session?.user.id ?? '',
+    name: item.name,
+    size: item.size,
+    type: file.type,
+    lastModified: file.lastModified ?? 0,
+    folderId: (item.target as string | null) ?? null,
+    bytes: item.bytesUploaded,
+    replaces: fileId,
+    ...(before?.uploadUrl ? { uploadUrl: before.uploadUrl } : {}),
+    ...(meta.handle ? { handle: meta.handle } : {}),
+    updatedAt: Date.now(),
+  });
+  let bytes = item.bytesUploaded;
+  let reported = Date.now();
+  const report = () => {
+    reported = Date.now();
+    const at = bytes;
+    void recorded.then(() => uploadRecords.patch(begun.id, { bytes: at }));
+  };
   const upload = client.storage.from(BUCKET).uploadResumable(begun.object_path, file, {
     contentType: begun.mime_type,
     chunkSize: CHUNK_SIZE,
@@ -264,19 +300,32 @@ async function uploadVersion(
     retryDelays: RETRY_DELAYS,
     name: `${begun.id}:${item.name}`,
     urlStore: {
-      get: async () => versionUrls.get(begun.id) ?? null,
-      set: async (_key: string, url: string) => void versionUrls.set(begun.id, url),
+      get: async () =>
+        versionUrls.get(begun.id) ?? (await uploadRecords.get(begun.id))?.uploadUrl ?? null,
+      set: async (_key: string, url: string) => {
+        versionUrls.set(begun.id, url);
+        await recorded;
+        await uploadRecords.patch(begun.id, { uploadUrl: url });
+      },
       remove() {},
     },
-    onProgress: (p: { bytes: number; total?: number }) =>
-      control.onProgress(p.bytes, p.total ?? item.size),
+    onProgress: (p: { bytes: number; total?: number }) => {
+      bytes = p.bytes;
+      control.onProgress(p.bytes, p.total ?? item.size);
+      if (Date.now() - reported >= REPORT_EVERY_MS && p.bytes < item.size) report();
+    },
     onRetry: (r: { delay: number; error: unknown }) => control.onRetry(r.delay, r.error),
   }) as SdkUpload;
-  const outcome = await settle(upload, control);
-  if (outcome.error) throw outcome.error;
+  const outcome = await settle(upload, control, report);
+  if (outcome.error) {
+    report();
+    throw outcome.error;
+  }
   versionUrls.delete(begun.id);
   const finished = (await unwrap(finishVersion(client, begun.id))) as FileRow;
   requestIndexing(client);
+  await recorded;
+  await uploadRecords.remove(begun.id);
   return finished;
 }
 
@@ -337,7 +386,11 @@ export async function restoreUploads(queue: UploadQueue<FileRow>, ownerId: strin
       size: r.size,
       target: r.folderId,
       bytesUploaded: r.bytes,
-      meta: { fileId: r.fileId, ...(r.handle ? { handle: r.handle } : {}) } as DriveUploadMeta,
+      meta: {
+        fileId: r.fileId,
+        ...(r.replaces ? { replace: r.replaces } : {}),
+        ...(r.handle ? { handle: r.handle } : {}),
+      } as DriveUploadMeta,
     })),
   );
 }
