@@ -18,3 +18,9 @@ createRoot(root).render(
     </BackendProvider>
   </StrictMode>,
 );
+// Offline and installable (src/offline/): the service worker, after the first paint.
+if ('serviceWorker' in navigator) {
+  addEventListener('load', () => {
+    void import('./offline/register').then((m) => m.registerServiceWorker());
+  });
+}
