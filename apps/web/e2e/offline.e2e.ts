@@ -7,9 +7,39 @@ import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAccessible } from './axe';
+import { makePng } from './png';
 import { type Stack, signUpNewUser, startStack, watchErrors } from './stack';
 
 const shots = fileURLToPath(new URL('../.artifacts/screenshots/', import.meta.url));
+
+const names = (page: Page) =>
+  page.locator('.rows li').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-name')));
+
+/** What this browser keeps for reading offline (IndexedDB `drive-offline`), as text. */
+const kept = (page: Page) =>
+  page.evaluate(
+    () =>
+      new Promise<string>((resolve) => {
+        const open = indexedDB.open('drive-offline');
+        open.onsuccess = () => {
+          const all = open.result.transaction('listings').objectStore('listings').getAll();
+          all.onsuccess = () => resolve(JSON.stringify(all.result));
+          all.onerror = () => resolve('');
+        };
+        open.onerror = () => resolve('');
+      }),
+  );
+
+async function newFolder(page: Page, name: string) {
+  await page.getByRole('button', { name: 'New folder' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New folder' });
+  await dialog.getByLabel('Folder name').fill(name);
+  await dialog.getByRole('button', { name: 'Create' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  await page.locator(`.rows li[data-name="${name}"]`).waitFor();
+}
+
+const banner = (page: Page) => page.getByRole('status').filter({ hasText: 'Offline — read only.' });
 
 /** Waits until the app-wide service worker controls the page (it registers after load). */
 async function controlled(page: Page): Promise<string> {
@@ -86,5 +116,53 @@ describe('offline and installable', () => {
     await expectAccessible(page, 'the app opened offline');
     await context.setOffline(false);
     expect(errors).toEqual([]);
+  });
+
+  it('shows the folders and files seen last offline, marked read only', async () => {
+    await newFolder(page, 'Photos');
+    await newFolder(page, 'Taxes');
+    await page.getByTestId('file-picker').setInputFiles([
+      { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('Seen before the train.') },
+      { name: 'wide.png', mimeType: 'image/png', buffer: makePng(40, 20) },
+      { name: 'unopened.txt', mimeType: 'text/plain', buffer: Buffer.from('Never opened.') },
+    ]);
+    await page.locator('.rows li[data-name="unopened.txt"]').waitFor();
+    await page.getByRole('button', { name: /^Photos, Folder/ }).click();
+    await page.waitForURL(/\/files\/[0-9a-f-]{36}$/);
+    await newFolder(page, '2026');
+    await page
+      .getByRole('navigation', { name: 'Breadcrumbs' })
+      .getByRole('link', { name: 'My files' })
+      .click();
+    await page.locator('.rows li[data-name="Taxes"]').waitFor();
+    await expect.poll(() => kept(page), { timeout: 10_000 }).toContain('unopened.txt');
+    expect(await kept(page)).toContain('2026');
+
+    await context.setOffline(true);
+    await page.reload();
+    await banner(page).waitFor();
+    await expect
+      .poll(() => names(page), { timeout: 10_000 })
+      .toEqual(['Photos', 'Taxes', 'notes.txt', 'unopened.txt', 'wide.png']);
+    await page.screenshot({ path: `${shots}offline-files.png` });
+    await expectAccessible(page, 'My files offline');
+    await page.getByRole('button', { name: /^Photos, Folder/ }).click();
+    await page.locator('.rows li[data-name="2026"]').waitFor();
+    expect(await banner(page).isVisible()).toBe(true);
+    await expectAccessible(page, 'a folder offline');
+
+    await context.setOffline(false);
+    await banner(page).waitFor({ state: 'detached' });
+    await page
+      .getByRole('navigation', { name: 'Breadcrumbs' })
+      .getByRole('link', { name: 'My files' })
+      .click();
+    await page.locator('.rows li[data-name="Taxes"]').waitFor();
+  });
+
+  it('forgets what it kept on sign-out', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(/\/sign-in/);
+    await expect.poll(() => kept(page)).toBe('[]');
   });
 });
