@@ -160,9 +160,49 @@ describe('offline and installable', () => {
     await page.locator('.rows li[data-name="Taxes"]').waitFor();
   });
 
+  it('previews files opened recently offline (kept within a budget)', async () => {
+    // Opened once online…
+    await page.getByRole('button', { name: /^wide\.png, Image/ }).click();
+    let dialog = page.getByRole('dialog', { name: 'wide.png' });
+    const img = () => dialog.getByRole('img', { name: 'wide.png' });
+    await expect.poll(() => img().evaluate((el) => (el as HTMLImageElement).naturalWidth)).toBe(40);
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await page.getByRole('button', { name: /^notes\.txt, / }).click();
+    dialog = page.getByRole('dialog', { name: 'notes.txt' });
+    await dialog.getByText('Seen before the train.').waitFor();
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await expect
+      .poll(() =>
+        page.evaluate(async () => (await (await caches.open('drive-previews')).keys()).length),
+      )
+      .toBe(3); // the two files and the cache's own index
+    // Their signed URLs are kept with the listings (saved within a second).
+    await expect
+      .poll(async () => (await kept(page)).split('"preview-url"').length - 1, { timeout: 10_000 })
+      .toBeGreaterThanOrEqual(2);
+
+    // …then offline, after a reload.
+    await context.setOffline(true);
+    await page.reload();
+    await banner(page).waitFor();
+    await page.getByRole('button', { name: /^wide\.png, Image/ }).click();
+    dialog = page.getByRole('dialog', { name: 'wide.png' });
+    await expect.poll(() => img().evaluate((el) => (el as HTMLImageElement).naturalWidth)).toBe(40);
+    await page.screenshot({ path: `${shots}offline-preview.png` });
+    await expectAccessible(page, 'a preview offline');
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await page.getByRole('button', { name: /^notes\.txt, / }).click();
+    dialog = page.getByRole('dialog', { name: 'notes.txt' });
+    await dialog.getByText('Seen before the train.').waitFor();
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await context.setOffline(false);
+    await banner(page).waitFor({ state: 'detached' });
+  });
+
   it('forgets what it kept on sign-out', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(/\/sign-in/);
     await expect.poll(() => kept(page)).toBe('[]');
+    expect(await page.evaluate(() => caches.has('drive-previews'))).toBe(false);
   });
 });

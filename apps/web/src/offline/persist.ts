@@ -41,7 +41,12 @@ function merge(kept: Map<string, KeptQuery>, queryClient: QueryClient): Kept {
     shouldDehydrateQuery: (q) =>
       q.state.status === 'success' && KEPT.has(String(q.queryKey[0])) && q.state.data !== undefined,
   });
-  for (const q of fresh.queries) {
+  for (const found of fresh.queries) {
+    // The answer only: a failed refetch's error may not be storable (and is not wanted).
+    const q: KeptQuery = {
+      ...found,
+      state: { ...found.state, error: null, fetchFailureReason: null, fetchFailureCount: 0 },
+    };
     const before = kept.get(q.queryHash);
     if (!before || before.state.dataUpdatedAt <= q.state.dataUpdatedAt) kept.set(q.queryHash, q);
   }
@@ -73,19 +78,28 @@ export function keepListings(queryClient: QueryClient, userId: string): () => vo
     for (const q of saved.state.queries) kept.set(q.queryHash, q);
     hydrate(queryClient, saved.state);
   });
+  const save = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    void loaded.then(() => {
+      if (!stopped) void write('listings', userId, merge(kept, queryClient));
+    });
+  };
+  // At most a second after the first change not kept yet (not reset by later ones), and when
+  // the page goes away.
   const unsubscribe = queryClient.getQueryCache().subscribe((event) => {
     if (event.type !== 'updated' || event.action.type !== 'success') return;
     if (!KEPT.has(String(event.query.queryKey[0]))) return;
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      void loaded.then(() => {
-        if (!stopped) void write('listings', userId, merge(kept, queryClient));
-      });
-    }, SAVE_DELAY);
+    timer ??= setTimeout(save, SAVE_DELAY);
   });
+  const onHide = () => {
+    if (timer !== undefined) save();
+  };
+  addEventListener('pagehide', onHide);
   return () => {
     stopped = true;
     clearTimeout(timer);
+    removeEventListener('pagehide', onHide);
     unsubscribe();
   };
 }

@@ -45,7 +45,9 @@ export function read<T>(store: StoreName, key: string): Promise<T | undefined> {
 
 /** Keeps `value` under `key`. */
 export function write(store: StoreName, key: string, value: unknown): Promise<void> {
-  return run<void>(store, 'readwrite', (s) => s.put(value, key)).catch(() => {});
+  return run<void>(store, 'readwrite', (s) => s.put(value, key)).catch((error: unknown) => {
+    console.warn('Could not keep this for offline use.', error);
+  });
 }
 
 /** Forgets every key of `store` but `keep`; returns how many it forgot. */
