@@ -48,8 +48,13 @@ export interface LocalClusterOptions {
   port?: number;
   /** The first replica's port (the next ones follow). Default 54331; 0 for free ones. */
   replicaPort?: number;
-  /** Serve Drive's built page (apps/web/dist) on this port when it exists. Default 5173; null: not. */
+  /** Serve Drive's built page (apps/web/dist) on this port when it exists. Default 5173; 0 for a free one; null: not. */
   webPort?: number | null;
+  /**
+   * The built page's folder. Default apps/web/dist.
+   * @example startLocalCluster({ webDir: '/tmp/drive-build', webPort: 0 })
+   */
+  webDir?: string;
   /** A database to use (an empty one) instead of starting PostgreSQL. */
   databaseUrl?: string;
   /** A radosgw to use instead of starting Ceph (a fresh bucket is made on it). */
@@ -166,7 +171,7 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
     // Drive's page, told where its backend is, when it is built.
     let webUrl: string | null = null;
     let settings = '{}';
-    const dist = here('../apps/web/dist');
+    const dist = options.webDir ?? here('../apps/web/dist');
     if (options.webPort !== null && existsSync(join(dist, 'index.html'))) {
       const site = await serveStatic(dist, {
         port: options.webPort ?? 5173,

@@ -29,12 +29,15 @@ export default defineConfig({
           ],
         },
       },
-      { extends: true, test: { name: 'pglite', include: BACKEND_SUITES } },
+      // The backend suites share their worker's modules (`isolate: false`): the server's source
+      // is loaded once per worker, not once per file. Each file starts and stops its own server.
+      { extends: true, test: { name: 'pglite', include: BACKEND_SUITES, isolate: false } },
       {
         extends: true,
         test: {
           name: 'postgres',
           include: BACKEND_SUITES,
+          isolate: false,
           globalSetup: ['../../packages/backend-server/test/support/global-postgres.ts'],
         },
       },

@@ -1,4 +1,5 @@
 import { BackendProvider } from '@app/backend-react';
+import { onlineManager } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router';
@@ -9,6 +10,9 @@ import './styles.css';
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');
 const client = createDriveClient();
+// Queries wait for the network when the page opens offline (the query cache assumes online
+// until an `offline` event), so the listings kept for offline use stay on screen.
+onlineManager.setOnline(navigator.onLine);
 createRoot(root).render(
   <StrictMode>
     <BackendProvider client={client}>
@@ -18,3 +22,9 @@ createRoot(root).render(
     </BackendProvider>
   </StrictMode>,
 );
+// Offline and installable (src/offline/): the service worker, after the first paint.
+if ('serviceWorker' in navigator) {
+  addEventListener('load', () => {
+    void import('./offline/register').then((m) => m.registerServiceWorker());
+  });
+}

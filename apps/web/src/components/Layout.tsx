@@ -14,6 +14,8 @@ import { forgetThumbnails } from '../lib/thumbnails';
 import { driveUploadQueue, restoreUploads } from '../lib/uploads';
 import { useAccessEvents } from '../lib/use-access-events';
 import { useDrive } from '../lib/use-drive';
+import { OfflineBanner } from '../offline/OfflineBanner';
+import { forgetOffline } from '../offline/persist';
 import { useAddFiles } from './add-files';
 import type { LayoutContext } from './layout-context';
 import { ReplaceDialogHost } from './ReplaceDialog';
@@ -148,7 +150,14 @@ export default function Layout() {
           <span className="who" title={user?.email}>
             {name}
           </span>
-          <SignOutButton before={forgetThumbnails}>Sign out</SignOutButton>
+          <SignOutButton
+            before={() => {
+              forgetThumbnails();
+              void forgetOffline();
+            }}
+          >
+            Sign out
+          </SignOutButton>
         </div>
       </header>
       {uploads.offline ? (
@@ -156,6 +165,7 @@ export default function Layout() {
           You are offline. Uploads are paused and will resume when you are back online.
         </p>
       ) : null}
+      <OfflineBanner />
       <div id="main" className="content">
         <Outlet context={context} />
       </div>

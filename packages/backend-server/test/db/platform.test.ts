@@ -209,5 +209,7 @@ describe(`failing migrations (${databaseKind()})`, () => {
         await server.stop();
       }
     },
+    // Three starts on one data directory: each a PGlite open from disk, slow on a busy machine.
+    90_000,
   );
 });

@@ -206,7 +206,7 @@ describe(`config.toml buckets, seeds and function secrets (${databaseKind()})`, 
     expect(rows.data).toEqual([{ label: 'first' }, { label: 'more' }, { label: 'extra' }]);
     const hello = await client.storage.from('images').download('hello.txt');
     expect(await hello.data?.text()).toBe('hello from the project');
-  });
+  }, 90_000);
 
   it('refuses to start on a file the bucket does not accept, naming the bucket and the file', async () => {
     const bad = (await writeProject({}, config(true).replace(/\[edge_runtime[\s\S]*/, ''))).root;
@@ -218,5 +218,5 @@ describe(`config.toml buckets, seeds and function secrets (${databaseKind()})`, 
     await expect(startTestServer({ storage: { buckets: { 'no/slash': {} } } })).rejects.toThrow(
       'storage.buckets: "no/slash" is not a valid bucket name',
     );
-  });
+  }, 90_000);
 });

@@ -3,12 +3,22 @@
  * backend (the run's radosgw) on one database, behind HAProxy with deploy/haproxy.cfg, running
  * Drive's project (apps/web/backend). Drive's own calls through the balancer with supabase-js
  * and tus-js-client: sign up, an upload in parallel parts (tus concatenation, as Drive
- * uploads), the listing, the download and a public link, byte for byte.
+ * uploads), the listing, the download and a public link, byte for byte. Then Drive's page
+ * itself (built here into a temp dir, served by the cluster, pointed at the balancer) in
+ * Chromium: sign up, upload, the listing, the preview, a reload.
  */
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { createClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { findChromium, launchChromium } from '../../../../apps/web/e2e/chromium';
+import { makePng } from '../../../../apps/web/e2e/png';
 import { type LocalCluster, startLocalCluster } from '../../../../deploy/local-cluster';
 import { keysIn, s3Client, s3Server } from '../storage/s3-backend-support';
 import { startTus } from '../storage/tus-support';
@@ -19,6 +29,30 @@ const MiB = 1024 * 1024;
 const ceph = await s3Server();
 const skip = !ceph.available ? ceph.reason : !proxiesInstalled() ? 'HAProxy is not installed' : '';
 if (skip) console.warn(`local cluster suite skipped: ${skip}`);
+const noChromium = (() => {
+  try {
+    findChromium();
+    return '';
+  } catch (error) {
+    return (error as Error).message;
+  }
+})();
+if (!skip && noChromium) console.warn(`local cluster: Drive's page not tried: ${noChromium}`);
+
+/**
+ * Drive's page built into a temp dir (not apps/web/dist: CI's build runs beside this suite).
+ * Vite resolves the workspace's packages to their source, so nothing else needs a build.
+ */
+async function buildDrive(): Promise<{ dir: string; remove: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'drive-web-'));
+  const web = fileURLToPath(new URL('../../../../apps/web/', import.meta.url));
+  await promisify(execFile)(
+    'pnpm',
+    ['exec', 'vite', 'build', '--outDir', dir, '--emptyOutDir', '--logLevel', 'warn'],
+    { cwd: web },
+  );
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
 
 /** A browser's client of the cluster (its session kept in memory). */
 const browser = (cluster: LocalCluster) =>
@@ -30,16 +64,18 @@ const browser = (cluster: LocalCluster) =>
 describe.skipIf(skip !== '')('Drive through deploy/local-cluster (3 replicas, radosgw)', () => {
   let cluster: LocalCluster;
   let db: { url: string; drop: () => Promise<void> } | null = null;
+  let web: { dir: string; remove: () => Promise<void> } | null = null;
 
   beforeAll(async () => {
     if (!ceph.available) return;
-    db = await createTestDatabase();
+    [db, web] = await Promise.all([createTestDatabase(), noChromium ? null : buildDrive()]);
     if (!db) throw new Error('no PostgreSQL');
     cluster = await startLocalCluster({
       replicas: 3,
       port: 0,
       replicaPort: 0,
-      webPort: null,
+      webPort: web ? 0 : null,
+      ...(web ? { webDir: web.dir } : {}),
       databaseUrl: db.url,
       s3: ceph,
     });
@@ -47,6 +83,7 @@ describe.skipIf(skip !== '')('Drive through deploy/local-cluster (3 replicas, ra
   afterAll(async () => {
     await cluster?.stop();
     await db?.drop();
+    await web?.remove();
   });
 
   it('signs up, uploads, lists, downloads and shares a file, byte-identical', async () => {
@@ -146,4 +183,67 @@ describe.skipIf(skip !== '')('Drive through deploy/local-cluster (3 replicas, ra
     const folders = await drive.from('folders').select('name').order('name');
     expect(folders.data).toEqual([{ name: 'Documents' }, { name: 'Photos' }]);
   });
+
+  it.skipIf(noChromium !== '')(
+    "Drive's page through the balancer: sign up, upload, listed, preview, reload",
+    async () => {
+      expect(cluster.webUrl).toBeTruthy();
+      const chromium = await launchChromium();
+      try {
+        const page = await chromium.newPage({ viewport: { width: 1280, height: 800 } });
+        const errors: string[] = [];
+        page.on('pageerror', (error) => errors.push(error.message));
+        const apiHosts = new Set<string>();
+        page.on('request', (r) => {
+          if (r.url().includes('/v1/')) apiHosts.add(new URL(r.url()).origin);
+        });
+
+        await page.goto(`${cluster.webUrl}/sign-up`);
+        await page.getByLabel('Display name').fill('Ada');
+        await page.getByLabel('Email').fill(`page-${randomBytes(4).toString('hex')}@example.com`);
+        await page.getByLabel('Password').fill('correct horse battery');
+        await page.getByRole('button', { name: 'Create account' }).click();
+        await page.getByRole('toolbar', { name: 'Folder actions' }).waitFor();
+
+        const png = makePng(64, 48);
+        await page
+          .getByTestId('file-picker')
+          .setInputFiles([{ name: 'photo.png', mimeType: 'image/png', buffer: png }]);
+        const row = page.locator('.rows li[data-name="photo.png"]');
+        await row.waitFor();
+        await page
+          .getByRole('region', { name: 'Uploads' })
+          .locator('li.upload')
+          .filter({ hasText: 'photo.png' })
+          .locator('.upload-state[data-state="done"]')
+          .waitFor();
+
+        const preview = async () => {
+          await page.getByRole('button', { name: /^photo\.png, Image/ }).click();
+          const dialog = page.getByRole('dialog', { name: 'photo.png' });
+          const img = dialog.getByRole('img', { name: 'photo.png' });
+          await img.waitFor();
+          await expect
+            .poll(() =>
+              img.evaluate((el: unknown) => (el as { naturalWidth: number }).naturalWidth),
+            )
+            .toBe(64);
+          await dialog.getByRole('button', { name: 'Close' }).click();
+        };
+        await preview();
+
+        // A reload: the session and the file are still there (any replica answers).
+        await page.reload();
+        await row.waitFor();
+        await preview();
+
+        expect(errors).toEqual([]);
+        // Every API call went to the balancer.
+        expect([...apiHosts]).toEqual([cluster.url]);
+      } finally {
+        await chromium.close();
+      }
+    },
+    90_000,
+  );
 });

@@ -253,7 +253,8 @@ describe.skipIf(!ceph?.available)('tus on an S3 backend across replicas (postgre
 
   it('joins the parts of parallel uploads made through both servers', async () => {
     const [a, b] = servers as [RunningServer, RunningServer];
-    const data = randomBytes(CHUNK + 3 * MiB + 123);
+    // Two parts of 5 MiB or more: joined inside radosgw (UploadPartCopy), one S3 part each.
+    const data = randomBytes(3 * CHUNK + 123);
     const name = `${alice.id}/joined.bin`;
     const meta = { bucketName: bucket, objectName: name, contentType: 'application/x-test' };
     const run = startTus(data, {
@@ -265,6 +266,13 @@ describe.skipIf(!ceph?.available)('tus on an S3 backend across replicas (postgre
     });
     await run.done;
     expect(sha256(await download(b, name))).toBe(sha256(data));
+    const finalKey = `objects/${versionOf(run.upload.url?.split('/').pop() as string)}`;
+    const joinedHead = await s3c.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: finalKey }));
+    if (process.env.S3_DEBUG) console.log(joinedHead);
+    // A multipart ETag ends with its count of parts: the two partial uploads' objects. Streamed
+    // through the server, the 18 MiB would be in the writer's 8 MiB parts: three of them.
+    expect(joinedHead.ETag).toMatch(/-2"$/);
+    expect(joinedHead.ContentLength).toBe(data.length);
     // Small parts too, one of them sent in two PATCHes through the other server.
     const [p, q] = [randomBytes(2 * MiB), randomBytes(1000)];
     const small = `${alice.id}/joined-small.bin`;
@@ -286,6 +294,7 @@ describe.skipIf(!ceph?.available)('tus on an S3 backend across replicas (postgre
     expect((await patch(a, second, 0, q)).status).toBe(204);
     const joined = await finalOf(b);
     expect(joined.status).toBe(201);
+    // A first part under 5 MiB: S3 would refuse it as a copied part, so the bytes are streamed.
     expect(sha256(await download(a, small))).toBe(sha256(Buffer.concat([p, q])));
     const url = joined.headers.get('location') as string;
     const head = await fetch(url, { method: 'HEAD', headers: tus(a) });

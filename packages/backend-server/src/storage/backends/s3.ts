@@ -46,6 +46,8 @@ const QUEUE = 4;
 /** Largest single CopyObject; bigger objects are copied part by part. */
 const COPY_MAX = 5 * 1024 ** 3;
 const COPY_PART = 1024 ** 3;
+/** S3's smallest part but for the last one, copied parts included. */
+const S3_MIN_PART = 5 * 1024 * 1024;
 
 const notFound = (error: unknown) => {
   const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
@@ -172,30 +174,63 @@ export class S3Backend implements ObjectBackend {
 
   /** Server-side copy (part by part past 5 GiB, the limit of one CopyObject). */
   async copy(from: string, to: string): Promise<void> {
+    const { size } = await this.open(from);
+    if (size > COPY_MAX) return this.#assemble(to, [{ version: from, size }]);
+    await this.client.send(
+      new CopyObjectCommand({
+        Bucket: this.settings.bucket,
+        Key: this.keyOf(to),
+        CopySource: this.#source(from),
+      }),
+    );
+  }
+
+  /**
+   * Joins objects, in order, into `to` inside the store (UploadPartCopy: no byte goes
+   * through this server). S3 wants every part but the last of 5 MiB or more: false, and
+   * nothing done, when an object with bytes but the last is smaller, or none has any.
+   *
+   * @example await backend.join([{ version: a, size: 6 << 20 }, { version: b, size: 10 }], c)
+   */
+  async join(from: { version: string; size: number }[], to: string): Promise<boolean> {
+    const parts = from.filter((p) => p.size > 0);
+    if (parts.length === 0 || parts.slice(0, -1).some((p) => p.size < S3_MIN_PART)) return false;
+    if (parts.reduce((n, p) => n + Math.ceil(p.size / COPY_PART), 0) > MAX_PARTS) return false;
+    await this.#assemble(to, parts);
+    return true;
+  }
+
+  #source(version: string): string {
+    return encodeURI(`${this.settings.bucket}/${this.keyOf(version)}`);
+  }
+
+  /**
+   * A multipart upload at `to`'s key made of `sources` copied in order, each in even ranges
+   * of at most COPY_PART (so over half of it when there are several); aborted on failure.
+   */
+  async #assemble(to: string, sources: { version: string; size: number }[]): Promise<void> {
     const Bucket = this.settings.bucket;
     const Key = this.keyOf(to);
-    const CopySource = encodeURI(`${Bucket}/${this.keyOf(from)}`);
-    const { size } = await this.open(from);
-    if (size <= COPY_MAX) {
-      await this.client.send(new CopyObjectCommand({ Bucket, Key, CopySource }));
-      return;
-    }
     const { UploadId } = await this.client.send(new CreateMultipartUploadCommand({ Bucket, Key }));
     try {
       const parts: { ETag?: string; PartNumber: number }[] = [];
-      for (let at = 0, n = 1; at < size; at += COPY_PART, n++) {
-        const end = Math.min(size, at + COPY_PART) - 1;
-        const { CopyPartResult } = await this.client.send(
-          new UploadPartCopyCommand({
-            Bucket,
-            Key,
-            UploadId,
-            PartNumber: n,
-            CopySource,
-            CopySourceRange: `bytes=${at}-${end}`,
-          }),
-        );
-        parts.push({ ETag: CopyPartResult?.ETag, PartNumber: n });
+      for (const { version, size } of sources) {
+        const CopySource = this.#source(version);
+        const step = Math.ceil(size / Math.ceil(size / COPY_PART));
+        for (let at = 0; at < size; at += step) {
+          const PartNumber = parts.length + 1;
+          const { CopyPartResult } = await this.client.send(
+            new UploadPartCopyCommand({
+              Bucket,
+              Key,
+              UploadId,
+              PartNumber,
+              CopySource,
+              CopySourceRange: `bytes=${at}-${Math.min(size, at + step) - 1}`,
+            }),
+          );
+          parts.push({ ETag: CopyPartResult?.ETag, PartNumber });
+        }
       }
       await this.client.send(
         new CompleteMultipartUploadCommand({

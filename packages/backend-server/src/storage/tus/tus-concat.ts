@@ -8,7 +8,8 @@
  * upload is; a final upload only takes parts of its own object. Complete parts are joined by
  * appending the others to the first part's file (undone on failure), which becomes the
  * object's bytes; parts still under way are placed in the final upload's file instead
- * (`concatenation-unfinished`, tus-assembly.ts).
+ * (`concatenation-unfinished`, tus-assembly.ts). On the S3 backend complete parts are joined
+ * inside the bucket (joinInBucket).
  */
 import { randomUUID } from 'node:crypto';
 import { open, rm } from 'node:fs/promises';
@@ -154,7 +155,8 @@ export async function createFinal(
       if (parts.some((p) => p.have < p.size)) {
         throw tusError(400, 'The partial uploads must be complete before they are concatenated');
       }
-      const version = await joinInBucket(d, d.datastore, versions, total, metadata, upsert, req);
+      const named = versions.map((version, i) => ({ version, size: sizes[i] as number }));
+      const version = await joinInBucket(d, d.datastore, named, total, metadata, upsert, req);
       return finished(d, req, headers, version, total, metadata, concat);
     }
     if (parts.some((p) => p.have < p.size)) {
@@ -222,37 +224,42 @@ async function finished(
 }
 
 /**
- * Joins complete parts on the S3 backend (under their locks): each part's object is read in
- * order into a new version's write, which is committed; the parts are gone after. Returns the
- * new version (the final upload's id).
+ * Joins complete parts on the S3 backend (under their locks) into a new version, which is
+ * committed; the parts are gone after. Inside the store when S3 allows (every part but the
+ * last of 5 MiB or more: UploadPartCopy), else each part's object is read in order into the
+ * new version's write. Returns the new version (the final upload's id).
  */
 async function joinInBucket(
   d: ConcatDeps,
   store: ObjectS3Store,
-  versions: string[],
+  parts: { version: string; size: number }[],
   total: number,
   metadata: Record<string, string | null> | undefined,
   upsert: boolean,
   req: Request,
 ): Promise<string> {
-  const writer = await d.s.objects.createWriter(total);
-  try {
-    for (const version of versions) {
-      const part = await d.s.objects.open(version);
-      for await (const chunk of part.stream(0, part.size) as unknown as AsyncIterable<Uint8Array>)
-        await writer.write(chunk);
+  let version: string = randomUUID();
+  if (!(await store.backend.join(parts, version))) {
+    const writer = await d.s.objects.createWriter(total);
+    try {
+      for (const { version: part } of parts) {
+        const object = await d.s.objects.open(part);
+        const bytes = object.stream(0, object.size) as unknown as AsyncIterable<Uint8Array>;
+        for await (const chunk of bytes) await writer.write(chunk);
+      }
+      await writer.finish();
+      await writer.commit();
+    } catch (error) {
+      await writer.discard();
+      throw error;
     }
-    await writer.finish();
-    await writer.commit();
-  } catch (error) {
-    await writer.discard();
-    throw error;
+    version = writer.version;
   }
-  await d.commit(req, null, writer.version, total, metadata, upsert);
-  for (const version of versions) {
-    const record = await store.record(version);
-    if (record) await store.dropUpload(version, record).catch(() => {});
-    await store.configstore.delete(version).catch(() => {});
+  await d.commit(req, null, version, total, metadata, upsert);
+  for (const { version: part } of parts) {
+    const record = await store.record(part);
+    if (record) await store.dropUpload(part, record).catch(() => {});
+    await store.configstore.delete(part).catch(() => {});
   }
-  return writer.version;
+  return version;
 }

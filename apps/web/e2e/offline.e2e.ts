@@ -1,0 +1,208 @@
+/**
+ * Offline and installable, as a new user meets it: the manifest and the service worker (the
+ * app installs), then the browser's own offline mode (`context.setOffline`).
+ */
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectAccessible } from './axe';
+import { makePng } from './png';
+import { type Stack, signUpNewUser, startStack, watchErrors } from './stack';
+
+const shots = fileURLToPath(new URL('../.artifacts/screenshots/', import.meta.url));
+
+const names = (page: Page) =>
+  page.locator('.rows li').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-name')));
+
+/** What this browser keeps for reading offline (IndexedDB `drive-offline`), as text. */
+const kept = (page: Page) =>
+  page.evaluate(
+    () =>
+      new Promise<string>((resolve) => {
+        const open = indexedDB.open('drive-offline');
+        open.onsuccess = () => {
+          const all = open.result.transaction('listings').objectStore('listings').getAll();
+          all.onsuccess = () => resolve(JSON.stringify(all.result));
+          all.onerror = () => resolve('');
+        };
+        open.onerror = () => resolve('');
+      }),
+  );
+
+async function newFolder(page: Page, name: string) {
+  await page.getByRole('button', { name: 'New folder' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New folder' });
+  await dialog.getByLabel('Folder name').fill(name);
+  await dialog.getByRole('button', { name: 'Create' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  await page.locator(`.rows li[data-name="${name}"]`).waitFor();
+}
+
+const banner = (page: Page) => page.getByRole('status').filter({ hasText: 'Offline — read only.' });
+
+/** Waits until the app-wide service worker controls the page (it registers after load). */
+async function controlled(page: Page): Promise<string> {
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  if (!(await page.evaluate(() => Boolean(navigator.serviceWorker.controller)))) {
+    await page.reload();
+  }
+  return page.evaluate(() => navigator.serviceWorker.controller?.scriptURL ?? '');
+}
+
+describe('offline and installable', () => {
+  let stack: Stack;
+  let context: BrowserContext;
+  let page: Page;
+  let errors: string[];
+
+  beforeAll(async () => {
+    mkdirSync(shots, { recursive: true });
+    stack = await startStack();
+    context = await stack.newContext();
+    page = await context.newPage();
+    errors = watchErrors(page);
+    await signUpNewUser(page, stack);
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('is installable: a valid manifest with icons, and a service worker controlling the page', async () => {
+    const href = await page.locator('link[rel="manifest"]').getAttribute('href');
+    expect(href).toBe('/manifest.webmanifest');
+    const manifest = await page.evaluate(async (url) => {
+      const res = await fetch(url);
+      return { type: res.headers.get('content-type'), body: await res.json() };
+    }, href as string);
+    expect(manifest.type).toContain('application/manifest+json');
+    expect(manifest.body).toMatchObject({
+      name: 'Drive',
+      short_name: 'Drive',
+      start_url: '/files',
+      display: 'standalone',
+    });
+    const icons = manifest.body.icons as Array<{ src: string; sizes: string; type: string }>;
+    expect(icons.map((i) => i.sizes)).toEqual(expect.arrayContaining(['192x192', '512x512']));
+    for (const icon of icons) {
+      const size = await page.evaluate(async (src) => {
+        const bitmap = await createImageBitmap(await (await fetch(src)).blob());
+        return `${bitmap.width}x${bitmap.height}`;
+      }, icon.src);
+      expect(size).toBe(icon.sizes);
+    }
+
+    expect(await controlled(page)).toBe(`${stack.site.url}/sw.js`);
+    // Chromium's own verdict, as behind its Install button (a test browser's context is a
+    // private one, where Chromium offers no install whatever the app).
+    const cdp = await context.newCDPSession(page);
+    const { installabilityErrors } = (await cdp.send('Page.getInstallabilityErrors')) as {
+      installabilityErrors: Array<{ errorId: string }>;
+    };
+    expect(installabilityErrors.filter((e) => e.errorId !== 'in-incognito')).toEqual([]);
+    await cdp.detach();
+    // The download worker keeps its own scope beside it.
+    const scopes = await page.evaluate(async () =>
+      (await navigator.serviceWorker.getRegistrations()).map((r) => new URL(r.scope).pathname),
+    );
+    expect(scopes).toContain('/');
+  });
+
+  it('opens offline after one visit, still signed in', async () => {
+    await context.setOffline(true);
+    await page.reload();
+    await page.getByRole('toolbar', { name: 'Folder actions' }).waitFor();
+    expect(page.url()).toBe(`${stack.site.url}/files`);
+    await expectAccessible(page, 'the app opened offline');
+    await context.setOffline(false);
+    expect(errors).toEqual([]);
+  });
+
+  it('shows the folders and files seen last offline, marked read only', async () => {
+    await newFolder(page, 'Photos');
+    await newFolder(page, 'Taxes');
+    await page.getByTestId('file-picker').setInputFiles([
+      { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('Seen before the train.') },
+      { name: 'wide.png', mimeType: 'image/png', buffer: makePng(40, 20) },
+      { name: 'unopened.txt', mimeType: 'text/plain', buffer: Buffer.from('Never opened.') },
+    ]);
+    await page.locator('.rows li[data-name="unopened.txt"]').waitFor();
+    await page.getByRole('button', { name: /^Photos, Folder/ }).click();
+    await page.waitForURL(/\/files\/[0-9a-f-]{36}$/);
+    await newFolder(page, '2026');
+    await page
+      .getByRole('navigation', { name: 'Breadcrumbs' })
+      .getByRole('link', { name: 'My files' })
+      .click();
+    await page.locator('.rows li[data-name="Taxes"]').waitFor();
+    await expect.poll(() => kept(page), { timeout: 10_000 }).toContain('unopened.txt');
+    expect(await kept(page)).toContain('2026');
+
+    await context.setOffline(true);
+    await page.reload();
+    await banner(page).waitFor();
+    await expect
+      .poll(() => names(page), { timeout: 10_000 })
+      .toEqual(['Photos', 'Taxes', 'notes.txt', 'unopened.txt', 'wide.png']);
+    await page.screenshot({ path: `${shots}offline-files.png` });
+    await expectAccessible(page, 'My files offline');
+    await page.getByRole('button', { name: /^Photos, Folder/ }).click();
+    await page.locator('.rows li[data-name="2026"]').waitFor();
+    expect(await banner(page).isVisible()).toBe(true);
+    await expectAccessible(page, 'a folder offline');
+
+    await context.setOffline(false);
+    await banner(page).waitFor({ state: 'detached' });
+    await page
+      .getByRole('navigation', { name: 'Breadcrumbs' })
+      .getByRole('link', { name: 'My files' })
+      .click();
+    await page.locator('.rows li[data-name="Taxes"]').waitFor();
+  });
+
+  it('previews files opened recently offline (kept within a budget)', async () => {
+    // Opened once online…
+    await page.getByRole('button', { name: /^wide\.png, Image/ }).click();
+    let dialog = page.getByRole('dialog', { name: 'wide.png' });
+    const img = () => dialog.getByRole('img', { name: 'wide.png' });
+    await expect.poll(() => img().evaluate((el) => (el as HTMLImageElement).naturalWidth)).toBe(40);
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await page.getByRole('button', { name: /^notes\.txt, / }).click();
+    dialog = page.getByRole('dialog', { name: 'notes.txt' });
+    await dialog.getByText('Seen before the train.').waitFor();
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await expect
+      .poll(() =>
+        page.evaluate(async () => (await (await caches.open('drive-previews')).keys()).length),
+      )
+      .toBe(3); // the two files and the cache's own index
+    // Their signed URLs are kept with the listings (saved within a second).
+    await expect
+      .poll(async () => (await kept(page)).split('"preview-url"').length - 1, { timeout: 10_000 })
+      .toBeGreaterThanOrEqual(2);
+
+    // …then offline, after a reload.
+    await context.setOffline(true);
+    await page.reload();
+    await banner(page).waitFor();
+    await page.getByRole('button', { name: /^wide\.png, Image/ }).click();
+    dialog = page.getByRole('dialog', { name: 'wide.png' });
+    await expect.poll(() => img().evaluate((el) => (el as HTMLImageElement).naturalWidth)).toBe(40);
+    await page.screenshot({ path: `${shots}offline-preview.png` });
+    await expectAccessible(page, 'a preview offline');
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await page.getByRole('button', { name: /^notes\.txt, / }).click();
+    dialog = page.getByRole('dialog', { name: 'notes.txt' });
+    await dialog.getByText('Seen before the train.').waitFor();
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await context.setOffline(false);
+    await banner(page).waitFor({ state: 'detached' });
+  });
+
+  it('forgets what it kept on sign-out', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(/\/sign-in/);
+    await expect.poll(() => kept(page)).toBe('[]');
+    expect(await page.evaluate(() => caches.has('drive-previews'))).toBe(false);
+  });
+});
