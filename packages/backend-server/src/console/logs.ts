@@ -54,27 +54,23 @@ export function logRoutes(tools: DevTools): { routes: Hono<AppEnv>; close(): voi
 
   // Live log: newline-delimited JSON, one line per batch (an array of entries) when there
   // are new ones, and `[]` every 15 s so proxies keep the stream open.
-  api.get('/stream', (c) => {
+  api.get('/stream', async (c) => {
     const view = viewOf(tools);
     let cursor = Number(c.req.query('after') ?? 0) || 0;
+    // `after` past the newest entry (the console asks for only what comes next) starts at the
+    // newest entry — fixed before the answer's head goes out, so that every request the
+    // reader makes once it has the head is in the stream.
+    const last = await view.lastSeq().catch(() => null);
+    if (last !== null) cursor = Math.min(cursor, last);
     const encoder = new TextEncoder();
     let stop = () => {};
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
         let busy = false;
-        // `after` past the newest entry (the console asks for only what comes next) starts
-        // at the newest entry.
-        const ready = view.lastSeq().then(
-          (last) => {
-            cursor = Math.min(cursor, last);
-          },
-          () => {},
-        );
         const poll = async () => {
           if (busy) return;
           busy = true;
           try {
-            await ready;
             const batch: LogBatch = await view.since(cursor);
             const last = batch.at(-1);
             if (!last || !streams.has(end)) return;
