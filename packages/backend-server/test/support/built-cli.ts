@@ -64,10 +64,13 @@ let pending: Promise<string> | null = null;
 
 /** The path of the built `cli.js` for the current sources; builds it when missing. */
 export function builtCli(): Promise<string> {
-  pending ??= ensureBuilt();
-  pending.catch(() => {
-    pending = null;
-  });
+  if (!pending) {
+    pending = ensureBuilt();
+    // A failed build is tried again by the next caller.
+    pending.catch(() => {
+      pending = null;
+    });
+  }
   return pending;
 }
 
