@@ -156,10 +156,20 @@ function canonicalQuery(rawQuery: string): string {
   return pairs.map(([k, v]) => `${k}=${v}`).join('&');
 }
 
-/** The SigV4 signing key of a secret for a scope. */
+/** Signing keys made lately, by secret and scope (a key changes once a day per secret). */
+const signingKeys = new Map<string, Buffer>();
+const SIGNING_KEYS_KEPT = 64;
+
+/** The SigV4 signing key of a secret for a scope (four HMACs, made once a day per secret). */
 export function signingKey(secret: string, scope: string): Buffer {
+  const id = `${scope}\n${secret}`;
+  const kept = signingKeys.get(id);
+  if (kept) return kept;
   const [date = '', region = '', service = ''] = scope.split('/');
-  return hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), service), 'aws4_request');
+  const key = hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), service), 'aws4_request');
+  if (signingKeys.size >= SIGNING_KEYS_KEPT) signingKeys.clear();
+  signingKeys.set(id, key);
+  return key;
 }
 
 /** Whether two hex signatures are equal, in constant time. */
