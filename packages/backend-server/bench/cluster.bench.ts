@@ -5,17 +5,27 @@
  *
  * - 256 MiB up (one streamed `POST /storage/v1/object`) and down (`GET`, streamed and
  *   hashed), interleaved rounds, median MiB/s; goal: cluster ≥ 0.8× disk, each way;
+ * - the hops apart, in the same rounds: radosgw alone (the server's own S3 client and part
+ *   settings, no replica, no HAProxy) each way, and one replica without HAProxy; and the CPU
+ *   seconds each process spent per transfer (client, replicas, HAProxy, radosgw, ceph-osd):
+ *   on two cores Ceph's share bounds what the replicas can reach;
  * - idle RSS of each replica (VmRSS) every 30 s for CLUSTER_IDLE_S seconds (default 300)
  *   after start, then again after the transfer rounds (the load burst): it should not grow.
  */
+
+import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { Readable } from 'node:stream';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
 import postgres from 'postgres';
 import { missingBinaries, startLocalCluster } from '../../../deploy/local-cluster';
+import { S3Backend } from '../src/storage/backends/s3';
 import { Replica } from '../test/replicas/cluster';
 import { freePort } from '../test/replicas/proxies';
 
@@ -38,33 +48,78 @@ interface Target {
   key: string;
 }
 
+/**
+ * One HTTP exchange with node:http: the client shares the two cores with the servers, and
+ * fetch (undici, Node 20) spent 3.6 s of CPU sending a 256 MiB Buffer where node:http spends
+ * 0.2 s — the client's share would have been most of the difference measured.
+ */
+function exchange(
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: Buffer },
+  onData: (chunk: Buffer) => void,
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: init.method, headers: init.headers }, (res) => {
+      res.on('data', onData);
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(init.body);
+  });
+}
+
 async function upload(t: Target, name: string, body: Buffer): Promise<number> {
   const t0 = performance.now();
-  const res = await fetch(`${t.url}/storage/v1/object/bench/${name}`, {
-    method: 'POST',
-    headers: {
-      apikey: t.key,
-      authorization: `Bearer ${t.key}`,
-      'content-type': 'application/octet-stream',
-      'x-upsert': 'true',
+  const answer: Buffer[] = [];
+  const status = await exchange(
+    `${t.url}/storage/v1/object/bench/${name}`,
+    {
+      method: 'POST',
+      headers: {
+        apikey: t.key,
+        authorization: `Bearer ${t.key}`,
+        'content-type': 'application/octet-stream',
+        'content-length': String(body.length),
+        'x-upsert': 'true',
+      },
+      body,
     },
-    body,
-  });
-  if (!res.ok) throw new Error(`upload to ${t.url}: ${res.status} ${await res.text()}`);
+    (chunk) => answer.push(chunk),
+  );
+  if (status !== 200) throw new Error(`upload to ${t.url}: ${status} ${Buffer.concat(answer)}`);
   return SIZE / MiB / ((performance.now() - t0) / 1000);
 }
 
 async function download(t: Target, name: string, sha256: string): Promise<number> {
   const t0 = performance.now();
-  const res = await fetch(`${t.url}/storage/v1/object/authenticated/bench/${name}`, {
-    headers: { apikey: t.key, authorization: `Bearer ${t.key}` },
-  });
-  if (!res.ok || !res.body) throw new Error(`download from ${t.url}: ${res.status}`);
   const hash = createHash('sha256');
-  for await (const chunk of res.body) hash.update(chunk);
+  const status = await exchange(
+    `${t.url}/storage/v1/object/authenticated/bench/${name}`,
+    { method: 'GET', headers: { apikey: t.key, authorization: `Bearer ${t.key}` } },
+    (chunk) => hash.update(chunk),
+  );
   const mibs = SIZE / MiB / ((performance.now() - t0) / 1000);
+  if (status !== 200) throw new Error(`download from ${t.url}: ${status}`);
   if (hash.digest('hex') !== sha256) throw new Error(`download from ${t.url}: other bytes`);
   return mibs;
+}
+
+/** MiB/s of one transfer made by `fn`. */
+async function direct(fn: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await fn();
+  return SIZE / MiB / ((performance.now() - t0) / 1000);
+}
+
+/** A GetObject of `key` straight from radosgw, streamed and hashed. */
+async function rgwGet(rgw: S3Backend, key: string, sha256: string): Promise<void> {
+  const got = await rgw.client.send(
+    new GetObjectCommand({ Bucket: rgw.settings.bucket, Key: key }),
+  );
+  const hash = createHash('sha256');
+  for await (const chunk of got.Body as Readable) hash.update(chunk);
+  if (hash.digest('hex') !== sha256) throw new Error('radosgw: other bytes');
 }
 
 async function makeBucket(t: Target) {
@@ -78,6 +133,59 @@ async function makeBucket(t: Target) {
     body: JSON.stringify({ id: 'bench', name: 'bench' }),
   });
   if (!res.ok) throw new Error(`bucket on ${t.url}: ${res.status} ${await res.text()}`);
+}
+
+/** CPU seconds (user + system) a process has used, 0 once it is gone. */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** The pids of the processes named exactly `name`. */
+function pidsOf(name: string): number[] {
+  const out = spawnSync('pgrep', ['-x', name], { encoding: 'utf8' }).stdout ?? '';
+  return out.split('\n').filter(Boolean).map(Number);
+}
+
+/** CPU seconds each group of processes spent on one transfer, kept per path for medians. */
+class CpuShare {
+  readonly groups: Record<string, number[]>;
+  readonly spent = new Map<string, Record<string, number[]>>();
+
+  constructor(replicas: number[]) {
+    this.groups = {
+      client: [process.pid],
+      replicas,
+      haproxy: pidsOf('haproxy'),
+      radosgw: pidsOf('radosgw'),
+      'ceph-osd': pidsOf('ceph-osd'),
+    };
+  }
+
+  async track<T>(path: string, fn: () => Promise<T>): Promise<T> {
+    const total = (pids: number[]) => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+    const before = Object.entries(this.groups).map(([k, pids]) => [k, total(pids)] as const);
+    const result = await fn();
+    const row = this.spent.get(path) ?? {};
+    for (const [k, at] of before) {
+      row[k] = [...(row[k] ?? []), total(this.groups[k] ?? []) - at];
+    }
+    this.spent.set(path, row);
+    return result;
+  }
+
+  print(): void {
+    console.log(`  CPU seconds per ${SIZE / MiB} MiB (median; 2 cores):`);
+    for (const [path, row] of this.spent) {
+      const cells = Object.entries(row).map(([k, xs]) => `${k} ${median(xs).toFixed(2)}`);
+      const sum = Object.values(row).reduce((n, xs) => n + median(xs), 0);
+      console.log(`    ${path}: ${cells.join(', ')} = ${sum.toFixed(2)}`);
+    }
+  }
 }
 
 /** RSS of each replica every 30 s for IDLE_S seconds, printed as it goes. */
@@ -134,12 +242,41 @@ export default async function main(): Promise<void> {
     const sha256 = createHash('sha256').update(body).digest('hex');
     const up = { cluster: [] as number[], disk: [] as number[] };
     const down = { cluster: [] as number[], disk: [] as number[] };
+    // The hops apart: radosgw alone through the server's own S3 client and upload settings
+    // (no replica, no HAProxy), and one replica reached without HAProxy.
+    const hop = { rgwUp: [] as number[], rgwDown: [] as number[], oneUp: [] as number[] };
+    const rgw = new S3Backend({
+      bucket: cluster.s3.bucket,
+      endpoint: cluster.s3.endpoint,
+      region: cluster.s3.region,
+      forcePathStyle: true,
+      accessKeyId: cluster.s3.accessKeyId,
+      secretAccessKey: cluster.s3.secretAccessKey,
+    });
+    const first = cluster.replicas[0];
+    const viaOne = { url: `http://127.0.0.1:${first?.port}`, key: cluster.serviceRoleKey };
+    const cpu = new CpuShare(
+      [...cluster.replicas, anchor].map((r) => r.child?.pid ?? 0).filter((pid) => pid > 0),
+    );
     for (let round = 0; round < ROUNDS; round++) {
-      up.cluster.push(await upload(viaCluster, `r${round}`, body));
-      up.disk.push(await upload(viaDisk, `r${round}`, body));
-      down.cluster.push(await download(viaCluster, `r${round}`, sha256));
-      down.disk.push(await download(viaDisk, `r${round}`, sha256));
+      const key = `bench/r${round}`;
+      hop.rgwUp.push(
+        await cpu.track('up, straight to radosgw', () =>
+          direct(() => rgw.uploadStream(key, Readable.from([body]), SIZE).done()),
+        ),
+      );
+      hop.rgwDown.push(await direct(() => rgwGet(rgw, key, sha256)));
+      hop.oneUp.push(
+        await cpu.track('up, one replica → radosgw', () => upload(viaOne, `one${round}`, body)),
+      );
+      up.cluster.push(await cpu.track('up, cluster', () => upload(viaCluster, `r${round}`, body)));
+      up.disk.push(await cpu.track('up, disk', () => upload(viaDisk, `r${round}`, body)));
+      down.cluster.push(
+        await cpu.track('down, cluster', () => download(viaCluster, `r${round}`, sha256)),
+      );
+      down.disk.push(await cpu.track('down, disk', () => download(viaDisk, `r${round}`, sha256)));
     }
+    rgw.client.destroy();
     const line = (what: string, r: { cluster: number[]; disk: number[] }) => {
       const [c, d] = [median(r.cluster), median(r.disk)];
       const ratio = c / d;
@@ -149,6 +286,20 @@ export default async function main(): Promise<void> {
     };
     line('upload', up);
     line('download', down);
+    const d = median(up.disk);
+    const ceiling = (what: string, xs: number[]) =>
+      console.log(
+        `  ${what}: ${median(xs).toFixed(0)} MiB/s = ${(median(xs) / d).toFixed(2)}× the disk upload`,
+      );
+    ceiling(
+      "upload straight to radosgw (the server's S3 client, 8 MiB parts, 4 in flight)",
+      hop.rgwUp,
+    );
+    ceiling('upload to one replica → radosgw (no HAProxy)', hop.oneUp);
+    console.log(
+      `  download straight from radosgw: ${median(hop.rgwDown).toFixed(0)} MiB/s = ${(median(hop.rgwDown) / median(down.disk)).toFixed(2)}× the disk download`,
+    );
+    cpu.print();
 
     await idle('after the load', cluster.replicas);
   } finally {
