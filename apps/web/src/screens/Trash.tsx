@@ -6,6 +6,7 @@ import { ErrorText } from '../components/ErrorText';
 import type { Column } from '../components/FileList';
 import { ViewNav } from '../components/ViewNav';
 import { formatDate } from '../format';
+import { t } from '../i18n';
 import { type TrashedBy, trashedByNames } from '../lib/activity-api';
 import { type FileRow, type FolderRow, keys, listAllFolders } from '../lib/api';
 import type { DriveClient } from '../lib/client-types';
@@ -143,15 +144,15 @@ export default function TrashScreen() {
         resetKey="trash"
         empty={
           <div className="empty">
-            <p>The Trash is empty.</p>
+            <p>{t('trash.empty')}</p>
           </div>
         }
       />
       {confirm ? (
         <ConfirmDialog
-          title="Empty Trash"
-          message={`Delete all ${owned} ${owned === 1 ? 'item' : 'items'} in the Trash forever? This cannot be undone.`}
-          confirmLabel="Empty Trash"
+          title={t('trash.emptyTitle')}
+          message={t('trash.emptyConfirm', { count: owned })}
+          confirmLabel={t('trash.emptyTitle')}
           pending={false}
           error={null}
           onConfirm={() => {
