@@ -67,6 +67,9 @@ describe('Languages, as a new user', () => {
     await page.goto(`${new URL(page.url()).origin}/files`);
     await expect.poll(() => row.textContent()).toContain(size);
     expect(await row.textContent()).toMatch(/[0-9٠-٩]{4}،/);
+    await page.getByRole('button', { name: 'إجراءات note.txt' }).waitFor();
+    await page.getByRole('link', { name: 'ملفاتي' }).waitFor();
+    await expectAccessible(page, 'My files in Arabic, right to left');
 
     // Back to English.
     await page.goto(`${new URL(page.url()).origin}/settings`);
