@@ -181,6 +181,17 @@ const ar: Record<MessageKey, string> = {
   'files.empty': 'هذا المجلد فارغ.',
   'files.folderName': 'اسم المجلد',
   'files.create': 'إنشاء',
+  'trash.place': 'الموقع الأصلي',
+  'trash.deleted': 'تاريخ الحذف',
+  'trash.byYou': '{when} · نقلته أنت إلى سلة المهملات',
+  'trash.bySomeone': '{when} · نقله شخص آخر إلى سلة المهملات',
+  'trash.byName': '{when} · نقله {name} إلى سلة المهملات',
+  'trash.title': 'سلة المهملات',
+  'trash.toolbar': 'إجراءات سلة المهملات',
+  'trash.hint': 'تظل العناصر في سلة المهملات محسوبة من مساحتك. تُحذف نهائيًا بعد 30 يومًا.',
+  'trash.items': 'العناصر في سلة المهملات',
+  'upload.folder': 'رفع مجلد',
+  'upload.chooseFolder': 'اختر مجلدًا لرفعه',
 };
 
 export default ar;

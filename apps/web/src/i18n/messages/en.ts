@@ -180,6 +180,18 @@ const en = {
   'files.empty': 'This folder is empty.',
   'files.folderName': 'Folder name',
   'files.create': 'Create',
+  'trash.place': 'Original location',
+  'trash.deleted': 'Deleted',
+  'trash.byYou': '{when} · Trashed by you',
+  'trash.bySomeone': '{when} · Trashed by someone else',
+  'trash.byName': '{when} · Trashed by {name}',
+  'trash.title': 'Trash',
+  'trash.toolbar': 'Trash actions',
+  'trash.hint':
+    'Items in the Trash still count against your storage. They are deleted forever after 30 days.',
+  'trash.items': 'Items in the Trash',
+  'upload.folder': 'Upload folder',
+  'upload.chooseFolder': 'Choose a folder to upload',
 } as const;
 
 export type MessageKey = keyof typeof en;
