@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatBytes } from '../src/format';
+import { loadLocale } from '../src/i18n';
 import { expectAccessible } from './axe';
 import { type Stack, signUpNewUser, startStack, watchErrors } from './stack';
 import { patchOffsets, recordsIn, throttle, tray, upload } from './upload-helpers';
@@ -31,6 +32,7 @@ describe('Versions, as a new user', () => {
     writeFileSync(`${inputs}b/notes.txt`, SECOND);
     writeFileSync(`${inputs}a/big.bin`, Buffer.alloc(2 * MB, 1));
     writeFileSync(`${inputs}b/big.bin`, Buffer.alloc(24 * MB, 2));
+    await loadLocale('en'); // formatBytes here, as the page writes it in English
     stack = await startStack();
     page = await (await stack.newContext()).newPage();
     errors = watchErrors(page);

@@ -1,4 +1,20 @@
+import { currentLocale, t } from './i18n';
+
 const UNITS = ['B', 'KB', 'MB', 'GB', 'TB'] as const;
+const memo = new Map<string, Intl.NumberFormat | Intl.DateTimeFormat>();
+function numberFormat(): Intl.NumberFormat {
+  const locale = currentLocale();
+  let f = memo.get(`n:${locale}`) as Intl.NumberFormat | undefined;
+  if (!f) {
+    f = new Intl.NumberFormat(locale, { maximumFractionDigits: 1, useGrouping: false });
+    memo.set(`n:${locale}`, f);
+  }
+  return f;
+}
+/** A number in the active language's digits (no grouping: sizes stay below 1024). */
+export function formatNumber(n: number): string {
+  return numberFormat().format(n);
+}
 
 /**
  * A byte count for people: binary multiples, at most one decimal, no trailing ".0".
@@ -15,7 +31,7 @@ export function formatBytes(bytes: number): string {
     unit += 1;
   }
   const rounded = unit === 0 ? Math.round(value) : Math.round(value * 10) / 10;
-  return `${rounded} ${UNITS[unit]}`;
+  return t(`unit.${UNITS[unit] ?? 'TB'}`, { n: numberFormat().format(rounded) });
 }
 
 /**
@@ -26,7 +42,7 @@ export function formatBytes(bytes: number): string {
  */
 export function formatRate(bytesPerSecond: number): string {
   if (!(bytesPerSecond > 0)) return '—';
-  return `${formatBytes(bytesPerSecond)}/s`;
+  return t('rate', { size: formatBytes(bytesPerSecond) });
 }
 
 /**
@@ -37,17 +53,17 @@ export function formatRate(bytesPerSecond: number): string {
  */
 export function formatDuration(seconds: number | null): string {
   if (seconds === null || !Number.isFinite(seconds) || seconds < 0) return '—';
-  if (seconds < 60) return `${Math.ceil(seconds)} s`;
-  if (seconds < 3600) return `${Math.round(seconds / 60)} min`;
+  if (seconds < 60) return t('duration.s', { n: formatNumber(Math.ceil(seconds)) });
+  if (seconds < 3600) return t('duration.min', { n: formatNumber(Math.round(seconds / 60)) });
   const h = Math.floor(seconds / 3600);
   const m = Math.round((seconds % 3600) / 60);
-  return m ? `${h} h ${m} min` : `${h} h`;
+  return m
+    ? t('duration.hmin', { h: formatNumber(h), m: formatNumber(m) })
+    : t('duration.h', { h: formatNumber(h) });
 }
 
-let dateFormat: Intl.DateTimeFormat | null = null;
-
 /**
- * A date and time, short, in the reader's locale (one shared formatter: building one per
+ * A date and time, short, in the active language (one shared formatter: building one per
  * call costs more than rendering a row).
  *
  * @example
@@ -57,17 +73,21 @@ export function formatDate(iso: string | null | undefined): string {
   if (!iso) return '—';
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return '—';
-  dateFormat ??= new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-  return dateFormat.format(date);
+  const locale = currentLocale();
+  let f = memo.get(`d:${locale}`) as Intl.DateTimeFormat | undefined;
+  if (!f) {
+    f = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' });
+    memo.set(`d:${locale}`, f);
+  }
+  return f.format(date);
 }
 
 /** Checks a file or folder name against the product's rules; returns a sentence or null. */
 export function nameProblem(name: string): string | null {
-  if (name.length === 0) return 'Enter a name.';
-  if (name.length > 255)
-    return `This name is too long: ${name.length} characters. Names can have at most 255.`;
-  if (name.includes('/')) return 'Names cannot contain “/”.';
-  if (name.includes('\0')) return 'Names cannot contain NUL characters.';
-  if (name === '.' || name === '..') return 'Names cannot be “.” or “..”.';
+  if (name.length === 0) return t('name.empty');
+  if (name.length > 255) return t('name.tooLong', { length: name.length });
+  if (name.includes('/')) return t('name.slash');
+  if (name.includes('\0')) return t('name.nul');
+  if (name === '.' || name === '..') return t('name.dots');
   return null;
 }

@@ -4,6 +4,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router';
 import { App } from './App';
+import { initialLocale, loadLocale, useLocale } from './i18n';
 import { createDriveClient } from './lib/client';
 import './styles.css';
 
@@ -13,14 +14,21 @@ const client = createDriveClient();
 // Queries wait for the network when the page opens offline (the query cache assumes online
 // until an `offline` event), so the listings kept for offline use stay on screen.
 onlineManager.setOnline(navigator.onLine);
-createRoot(root).render(
-  <StrictMode>
-    <BackendProvider client={client}>
-      <BrowserRouter>
-        <App />
-      </BrowserRouter>
-    </BackendProvider>
-  </StrictMode>,
+/** A new language re-renders every screen in it (the route and the data stay). */
+function Localized() {
+  return <App key={useLocale()} />;
+}
+// The first paint waits for the language's catalogue (a small chunk of its own).
+void loadLocale(initialLocale()).then(() =>
+  createRoot(root).render(
+    <StrictMode>
+      <BackendProvider client={client}>
+        <BrowserRouter>
+          <Localized />
+        </BrowserRouter>
+      </BackendProvider>
+    </StrictMode>,
+  ),
 );
 // Offline and installable (src/offline/): the service worker, after the first paint.
 if ('serviceWorker' in navigator) {

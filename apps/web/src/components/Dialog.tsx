@@ -1,5 +1,6 @@
 import { type FormEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { nameProblem } from '../format';
+import { t } from '../i18n';
 import { ErrorText } from './ErrorText';
 import { Field } from './Form';
 
@@ -26,7 +27,12 @@ export function Dialog(props: {
     <dialog ref={ref} className={props.wide ? 'dialog wide' : 'dialog'} aria-labelledby={titleId}>
       <div className="dialog-head">
         <h2 id={titleId}>{props.title}</h2>
-        <button type="button" className="icon" aria-label="Close" onClick={() => props.onClose()}>
+        <button
+          type="button"
+          className="icon"
+          aria-label={t('dialog.close')}
+          onClick={() => props.onClose()}
+        >
           ×
         </button>
       </div>
@@ -42,7 +48,7 @@ export function DialogActions(props: { error: unknown; onCancel(): void; childre
       <ErrorText error={props.error} />
       <div className="dialog-actions">
         <button type="button" onClick={props.onCancel}>
-          Cancel
+          {t('dialog.cancel')}
         </button>
         {props.children}
       </div>

@@ -5,25 +5,26 @@
  */
 import type { KeyboardEvent, ReactNode, RefObject } from 'react';
 import { formatDate } from '../format';
+import { t } from '../i18n';
 import type { FileRow, FolderRow } from '../lib/api';
 import { type Entry, entryKey, isSelected, type Selection } from '../lib/selection';
 import { describeEntry, entryAt, type FileSource, type RowActions } from './list-behaviour';
 
 export function typeLabel(file: Pick<FileRow, 'mime_type' | 'name'>): string {
   const mime = file.mime_type || '';
-  if (mime.startsWith('image/')) return 'Image';
-  if (mime.startsWith('video/')) return 'Video';
-  if (mime.startsWith('audio/')) return 'Audio';
+  if (mime.startsWith('image/')) return t('type.image');
+  if (mime.startsWith('video/')) return t('type.video');
+  if (mime.startsWith('audio/')) return t('type.audio');
   if (mime === 'application/pdf') return 'PDF';
-  if (mime.startsWith('text/')) return 'Text';
+  if (mime.startsWith('text/')) return t('type.text');
   const ext = /\.([a-z0-9]{1,8})$/i.exec(file.name)?.[1];
-  return ext ? ext.toUpperCase() : 'File';
+  return ext ? ext.toUpperCase() : t('type.file');
 }
 
 /** An entry as a row or a card shows it, in the words of the view's columns. */
 export function entryText(entry: Entry, actions: RowActions) {
   const file = entry.kind === 'file' ? entry.row : null;
-  const type = actions.typeColumn?.value(entry) ?? (file ? typeLabel(file) : 'Folder');
+  const type = actions.typeColumn?.value(entry) ?? (file ? typeLabel(file) : t('type.folder'));
   const date =
     actions.dateColumn?.value(entry) ?? formatDate(file ? file.updated_at : entry.row.created_at);
   const dateLabel = actions.dateColumn
@@ -53,7 +54,7 @@ export function SelectBox({ entry, actions, selected }: PartProps & { selected: 
     <input
       type="checkbox"
       checked={selected}
-      aria-label={`Select ${entry.row.name}`}
+      aria-label={t('row.select', { name: entry.row.name })}
       onChange={() => actions.toggle(entry)}
     />
   );
@@ -81,7 +82,7 @@ export function MenuButton({ entry, actions }: PartProps) {
     <button
       type="button"
       className="menu-button"
-      aria-label={`Actions for ${entry.row.name}`}
+      aria-label={t('row.actions', { name: entry.row.name })}
       aria-haspopup="menu"
       onClick={(e) => actions.menu(e, entry, true)}
     >

@@ -1,6 +1,7 @@
 import { type Range, useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useLayoutEffect, useRef } from 'react';
 import { formatBytes } from '../format';
+import { t } from '../i18n';
 import type { FileRow, FolderRow } from '../lib/api';
 import type { Entry, Selection } from '../lib/selection';
 import {
@@ -79,15 +80,12 @@ const Row = memo(function Row({ index, start, selected, actions, ...entryProps }
         {picture ?? <span className={`icon-${entry.kind}`} aria-hidden="true" />}
         <NameButton entry={entry} actions={actions} spoken={spoken} />
         {entry.row.starred_at ? (
-          <span className="star" aria-hidden="true" title="Starred">
+          <span className="star" aria-hidden="true" title={t('row.starred')}>
             ★
           </span>
         ) : null}
         {file?.status === 'uploading' ? (
-          <span
-            className="badge"
-            title="This upload has not finished: resume it from the uploads panel"
-          >
+          <span className="badge" title={t('row.incomplete')}>
             incomplete
           </span>
         ) : null}
@@ -111,7 +109,7 @@ const Placeholder = memo(function Placeholder({ start }: { start: number }) {
       aria-busy="true"
     >
       <span className="c-select" />
-      <span className="c-name">Loading…</span>
+      <span className="c-name">{t('row.loading')}</span>
     </li>
   );
 });
@@ -187,10 +185,10 @@ export function FileList(props: ListProps) {
     <div className={props.typeColumn ? 'list with-place' : 'list'}>
       <div className="list-head" aria-hidden="true">
         <span className="c-select" />
-        <span className="c-name">Name</span>
-        <span className="c-size">Size</span>
-        <span className="c-type">{props.typeColumn?.label ?? 'Type'}</span>
-        <span className="c-date">{props.dateColumn?.label ?? 'Modified'}</span>
+        <span className="c-name">{t('col.name')}</span>
+        <span className="c-size">{t('col.size')}</span>
+        <span className="c-type">{props.typeColumn?.label ?? t('col.type')}</span>
+        <span className="c-date">{props.dateColumn?.label ?? t('col.modified')}</span>
         <span className="c-menu" />
       </div>
       <ListScroll

@@ -7,6 +7,7 @@ import {
 } from '@app/backend-react';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Link, NavLink, Outlet } from 'react-router';
+import { t } from '../i18n';
 import { LIVE_KEYS } from '../lib/api';
 import { fromDrop } from '../lib/dropped';
 import { markSignedIn } from '../lib/session';
@@ -125,27 +126,27 @@ export default function Layout() {
   return (
     <div className="app">
       <a className="skip" href="#main">
-        Skip to content
+        {t('nav.skip')}
       </a>
       <header className="topbar">
         <Link to="/files" className="brand">
-          Drive
+          {t('nav.brand')}
         </Link>
-        <nav aria-label="Main">
+        <nav aria-label={t('nav.main')}>
           <NavLink to="/files" end={false}>
-            Files
+            {t('nav.files')}
           </NavLink>
-          <NavLink to="/settings">Settings</NavLink>
+          <NavLink to="/settings">{t('nav.settings')}</NavLink>
         </nav>
         <div className="topbar-end">
           <span
             className="presence"
             role="status"
             aria-live="polite"
-            title="Devices where you are signed in right now"
+            title={t('nav.presenceTitle')}
           >
             <span className="dot" aria-hidden="true" />
-            {presence.count <= 1 ? 'On 1 device' : `On ${presence.count} devices`}
+            {t('nav.presence', { count: Math.max(1, presence.count) })}
           </span>
           <span className="who" title={user?.email}>
             {name}
@@ -156,13 +157,13 @@ export default function Layout() {
               void forgetOffline();
             }}
           >
-            Sign out
+            {t('nav.signOut')}
           </SignOutButton>
         </div>
       </header>
       {uploads.offline ? (
         <p className="banner" role="status">
-          You are offline. Uploads are paused and will resume when you are back online.
+          {t('nav.offlineUploads')}
         </p>
       ) : null}
       <OfflineBanner />
@@ -174,7 +175,7 @@ export default function Layout() {
       <ReplaceDialogHost />
       {dragging ? (
         <div className="dropzone" aria-hidden="true">
-          <p>Drop files or folders to upload them here</p>
+          <p>{t('nav.drop')}</p>
         </div>
       ) : null}
     </div>

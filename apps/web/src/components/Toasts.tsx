@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import { t } from '../i18n';
 import { dismissAllToasts, dismissToast, TOAST_MS, type Toast, useToasts } from '../lib/toasts';
 
 function ToastItem({ toast }: { toast: Toast }) {
@@ -44,7 +45,7 @@ function ToastItem({ toast }: { toast: Toast }) {
       <button
         type="button"
         className="icon"
-        aria-label="Dismiss notification"
+        aria-label={t('toast.dismiss')}
         onClick={() => dismissToast(toast.id)}
       >
         ×
@@ -58,16 +59,16 @@ export function Toasts() {
   const toasts = useToasts();
   // Signed out (the layout goes): no toast outlives the session it belongs to.
   useEffect(() => dismissAllToasts, []);
-  const latest = toasts.filter((t) => !t.error).at(-1);
+  const latest = toasts.filter((x) => !x.error).at(-1);
   return (
-    <section className="toasts" aria-label="Notifications">
+    <section className="toasts" aria-label={t('toast.region')}>
       {/* Always on the page, so screen readers announce each new message. */}
       <p className="sr-only" role="status">
         {latest?.message ?? ''}
       </p>
       <ul>
-        {toasts.map((t) => (
-          <ToastItem key={t.id} toast={t} />
+        {toasts.map((x) => (
+          <ToastItem key={x.id} toast={x} />
         ))}
       </ul>
     </section>

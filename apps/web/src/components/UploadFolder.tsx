@@ -1,4 +1,5 @@
 import { useRef } from 'react';
+import { t } from '../i18n';
 import { fromFolderInput } from '../lib/dropped';
 import { pickWithHandles } from '../lib/pickers';
 import { useLayout } from './layout-context';
@@ -20,14 +21,14 @@ export function UploadFolderButton({ folderId }: { folderId: string | null }) {
           else if (picked.files.length || picked.folders.length) addFiles(picked, folderId);
         }}
       >
-        Upload folder
+        {t('upload.folder')}
       </button>
       <input
         ref={input}
         type="file"
         multiple
         hidden
-        aria-label="Choose a folder to upload"
+        aria-label={t('upload.chooseFolder')}
         data-testid="folder-picker"
         {...{ webkitdirectory: '' }}
         onChange={(e) => {

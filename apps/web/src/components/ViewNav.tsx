@@ -1,4 +1,5 @@
 import { NavLink } from 'react-router';
+import { t } from '../i18n';
 
 /**
  * The views of Drive: the folders, what others shared with me, what was used last, what is
@@ -6,14 +7,14 @@ import { NavLink } from 'react-router';
  */
 export function ViewNav() {
   return (
-    <nav aria-label="Drive" className="views">
+    <nav aria-label={t('views.label')} className="views">
       <NavLink to="/files" end={false}>
-        My files
+        {t('views.myFiles')}
       </NavLink>
-      <NavLink to="/shared">Shared with me</NavLink>
-      <NavLink to="/recent">Recent</NavLink>
-      <NavLink to="/starred">Starred</NavLink>
-      <NavLink to="/trash">Trash</NavLink>
+      <NavLink to="/shared">{t('views.shared')}</NavLink>
+      <NavLink to="/recent">{t('views.recent')}</NavLink>
+      <NavLink to="/starred">{t('views.starred')}</NavLink>
+      <NavLink to="/trash">{t('views.trash')}</NavLink>
     </nav>
   );
 }

@@ -1,4 +1,5 @@
 import { formatBytes } from '../format';
+import { t } from '../i18n';
 
 /** What the user sees for a failure: one sentence, and an id to quote when it is unexpected. */
 export interface UserError {
@@ -42,18 +43,16 @@ export type UserErrorKind =
   | 'other';
 
 /** Refusals of sharing and of what a role allows (backend/SHARING.md), by hint. */
-const SHARING: Record<string, string> = {
-  not_owner: 'Only the owner of this item can do that.',
-  share_self: 'This is your own item: you already have access.',
-  item_deleted: 'This item is being deleted, so it cannot be shared or given away.',
-  upload_incomplete: 'This file has not finished uploading. Share it when the upload is done.',
-  not_editor:
-    'You can only do that where you are an Editor (ownership goes to an Editor of the item).',
-  no_access: 'You no longer have access to this item.',
-  other_owner:
-    'Items cannot move between people’s files. Move them within the same owner’s folders.',
-  owner_only: 'Only the owner of this item can do that.',
-};
+const SHARING = new Set([
+  'not_owner',
+  'share_self',
+  'item_deleted',
+  'upload_incomplete',
+  'not_editor',
+  'no_access',
+  'other_owner',
+  'owner_only',
+]);
 export type SharingErrorKind =
   | 'not_owner'
   | 'share_self'
@@ -114,45 +113,44 @@ export function toUserError(
 ): UserError {
   const f = fields(error);
   const lower = `${f.code} ${f.message}`.toLowerCase();
-  const sharing = SHARING[f.hint];
-  if (sharing) return known(f.hint as SharingErrorKind, sharing);
-  if (f.hint === 'invalid_email') return known('invalid_email', 'Enter a valid email address.');
+  if (SHARING.has(f.hint)) {
+    return known(f.hint as SharingErrorKind, t(`error.${f.hint as SharingErrorKind}`));
+  }
+  if (f.hint === 'invalid_email') return known('invalid_email', t('error.invalid_email'));
   if (f.hint === 'quota_exceeded' && f.details.includes('owner_quota')) {
     return known(
       'owner_quota',
-      f.details.includes('new owner')
-        ? 'The new owner does not have enough storage left for this item.'
-        : 'The owner’s storage is full, so nothing more can be added here.',
+      f.details.includes('new owner') ? t('error.owner_quota_new') : t('error.owner_quota'),
     );
   }
   if (f.code === 'invalid_credentials' || lower.includes('invalid login credentials')) {
-    return known('invalid_credentials', 'Incorrect email or password.');
+    return known('invalid_credentials', t('error.invalid_credentials'));
   }
   if (f.code === 'user_already_exists' || f.code === 'email_exists') {
-    return known('email_taken', 'An account with this email already exists. Sign in instead.');
+    return known('email_taken', t('error.email_taken'));
   }
   if (f.code === 'weak_password') {
-    return known('weak_password', 'Choose a stronger password: at least 8 characters.');
+    return known('weak_password', t('error.weak_password'));
   }
   if (
     f.code === 'email_address_invalid' ||
     (f.code === 'validation_failed' && lower.includes('email'))
   ) {
-    return known('invalid_email', 'Enter a valid email address.');
+    return known('invalid_email', t('error.invalid_email'));
   }
   if (
     f.code === 'mfa_verification_failed' ||
     f.code === 'mfa_challenge_expired' ||
     f.code === 'mfa_ip_address_mismatch'
   ) {
-    return known('wrong_code', 'That code is not right. Enter the code your app shows now.');
+    return known('wrong_code', t('error.wrong_code'));
   }
   // Passkeys: the browser's prompt (DOM error names) and the server's WebAuthn checks.
   if (f.code === 'NotAllowedError' || f.code === 'AbortError') {
-    return known('passkey_cancelled', 'The passkey prompt was closed before it finished.');
+    return known('passkey_cancelled', t('error.passkey_cancelled'));
   }
   if (f.code === 'InvalidStateError' || f.code === 'webauthn_credential_exists') {
-    return known('passkey_exists', 'This device already has a passkey for your account.');
+    return known('passkey_exists', t('error.passkey_exists'));
   }
   if (
     f.code === 'webauthn_unsupported' ||
@@ -160,48 +158,39 @@ export function toUserError(
     f.code === 'NotSupportedError' ||
     f.code === 'passkey_disabled'
   ) {
-    return known('passkey_unsupported', 'Passkeys cannot be used in this browser or on this site.');
+    return known('passkey_unsupported', t('error.passkey_unsupported'));
   }
   if (f.code.startsWith('webauthn_')) {
-    return known(
-      'passkey_refused',
-      'That passkey was not accepted. Try again, or sign in with your email and password.',
-    );
+    return known('passkey_refused', t('error.passkey_rejected'));
   }
   if (f.code === 'too_many_passkeys') {
-    return known(
-      'passkey_limit',
-      'You have as many passkeys as an account can have. Remove one first.',
-    );
+    return known('passkey_limit', t('error.passkey_limit'));
   }
   if (f.code === 'insufficient_aal') {
-    return known('code_needed', 'Enter a code from your authenticator app first.');
+    return known('code_needed', t('error.code_needed'));
   }
   // Sign-in with providers and linked sign-in methods.
   if (f.code === 'single_identity_not_deletable') {
-    return known(
-      'last_sign_in_method',
-      'This is your only way to sign in, so it cannot be removed. Link another one first.',
-    );
+    return known('last_sign_in_method', t('error.last_identity'));
   }
   if (f.code === 'identity_already_exists') {
-    return known('identity_linked', 'That account is already linked to a Drive account.');
+    return known('identity_linked', t('error.identity_linked'));
   }
   if (f.code === 'manual_linking_disabled') {
-    return known('linking_off', 'Linking other sign-in methods is turned off for this Drive.');
+    return known('linking_off', t('error.linking_off'));
   }
   if (f.code === 'provider_email_needs_verification' || lower.includes('unverified email with')) {
     return known(
       'provider_email_unverified',
       lower.includes('has been sent')
-        ? 'Your email address is not verified yet. Open the link we just emailed you, then sign in again.'
-        : 'Your email address is not verified with that provider yet. Verify it there, then sign in again.',
+        ? t('error.email_unverified')
+        : t('error.email_unverified_provider'),
     );
   }
   if (f.code === 'signup_disabled') {
-    return known('signup_disabled', 'New accounts cannot be created right now.');
+    return known('signup_disabled', t('error.signup_disabled'));
   }
-  if (f.code === 'access_denied') return known('sign_in_cancelled', 'Sign-in was cancelled.');
+  if (f.code === 'access_denied') return known('sign_in_cancelled', t('error.sign_in_cancelled'));
   if (
     f.code === 'session_not_found' ||
     f.code === 'session_expired' ||
@@ -211,21 +200,26 @@ export function toUserError(
     f.code === 'PGRST303' ||
     (f.status === 401 && lower.includes('jwt'))
   ) {
-    return known('session_expired', 'Your session has expired. Sign in again — nothing was lost.');
+    return known('session_expired', t('error.session_expired'));
   }
   if (
     f.code === 'over_request_rate_limit' ||
     f.code === 'over_email_send_rate_limit' ||
     f.status === 429
   ) {
-    return known('rate_limited', 'Too many attempts. Wait a minute and try again.');
+    return known('rate_limited', t('error.rate_limited'));
   }
   if (f.hint === 'quota_exceeded' || lower.includes('quota')) {
     const m = QUOTA_DETAIL.exec(f.details);
-    const usage = m
-      ? ` You are using ${formatBytes(Number(m[1]))} of ${formatBytes(Number(m[2]))}.`
-      : '';
-    return known('quota_exceeded', `Not enough storage left for this file.${usage}`);
+    return known(
+      'quota_exceeded',
+      m
+        ? t('error.quota_usage', {
+            used: formatBytes(Number(m[1])),
+            quota: formatBytes(Number(m[2])),
+          })
+        : t('error.quota_exceeded'),
+    );
   }
   if (
     f.code === 'EntityTooLarge' ||
@@ -233,31 +227,25 @@ export function toUserError(
     lower.includes('too large') ||
     (f.code === '23514' && lower.includes('size'))
   ) {
-    return known('too_large', 'This file is too large: the limit is 5 GB per file.');
+    return known('too_large', t('error.too_large'));
   }
   if (f.code === '23505' || f.code === 'KeyAlreadyExists' || f.code === 'ResourceAlreadyExists') {
-    return known('name_exists', 'An item with this name already exists here.');
+    return known('name_exists', t('error.name_exists'));
   }
   if (f.hint === 'invalid_name' || lower.includes('is_valid_name')) {
-    return known(
-      'invalid_name',
-      'Names need 1–255 characters, without “/”, and cannot be “.” or “..”.',
-    );
+    return known('invalid_name', t('error.invalid_name'));
   }
-  if (f.code === 'expired') return known('link_expired', 'This link has expired.');
-  if (f.code === 'revoked') return known('link_revoked', 'This link has been revoked.');
+  if (f.code === 'expired') return known('link_expired', t('error.link_expired'));
+  if (f.code === 'revoked') return known('link_revoked', t('error.link_revoked'));
   if ((f.code === 'not_found' || f.code === 'invalid_request') && f.body)
-    return known('link_not_found', 'This link does not exist.');
+    return known('link_not_found', t('error.link_not_found'));
   if (
     context.online === false ||
     (f.status === 0 && (globalThis.navigator?.onLine ?? true) === false)
   ) {
-    return known(
-      'offline',
-      'You are offline. Uploads are paused and will resume when you are back online.',
-    );
+    return known('offline', t('error.offline'));
   }
   const id = shortId();
   (context.log ?? console.error)(`[Drive error ${id}]`, error);
-  return { kind: 'other', id, message: `Something went wrong (error ${id}). Please try again.` };
+  return { kind: 'other', id, message: t('error.other', { id }) };
 }

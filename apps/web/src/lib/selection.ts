@@ -3,6 +3,8 @@
  * (Ctrl/Cmd+A) minus the ones unticked since — the view may hold 10,000 files of which only
  * the rows on screen are loaded, so "all" is a flag, resolved to entries when an action runs.
  */
+
+import { t } from '../i18n';
 import type { FileRow, FolderRow } from './api';
 
 /** An entry of a list: a folder or a file. */
@@ -63,6 +65,5 @@ export function idsOf(entries: readonly Entry[]): { files: string[]; folders: st
 
 /** "“name”" for one entry, "N items" for more. */
 export function describe(entries: readonly Entry[]): string {
-  if (entries.length === 1 && entries[0]) return `“${entries[0].row.name}”`;
-  return `${entries.length} items`;
+  return t('items.describe', { count: entries.length, name: entries[0]?.row.name ?? '' });
 }

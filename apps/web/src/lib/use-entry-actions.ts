@@ -5,6 +5,7 @@
  */
 import { unwrap, useQueryClient, useUser } from '@app/backend-react';
 import { useMemo } from 'react';
+import { t } from '../i18n';
 import {
   type FileRow,
   type FolderRow,
@@ -115,8 +116,8 @@ export function useEntryActions(): EntryActions {
           if (entries.length === 0) return;
           await unwrap(trashItems(client, idsOf(entries)));
           showToast({
-            message: `${describe(entries)} moved to Trash.`,
-            action: { label: 'Undo', run: () => void restore(entries, true) },
+            message: t('toast.trashed', { what: describe(entries) }),
+            action: { label: t('toast.undo'), run: () => void restore(entries, true) },
           });
         }),
       restore: (entries) => restore(entries),
@@ -125,7 +126,9 @@ export function useEntryActions(): EntryActions {
           await unwrap(deleteForever(client, entries === 'empty' ? 'empty' : idsOf(entries)));
           showToast({
             message:
-              entries === 'empty' ? 'Trash emptied.' : `${describe(entries)} deleted forever.`,
+              entries === 'empty'
+                ? t('toast.trashEmptied')
+                : t('toast.deletedForever', { what: describe(entries) }),
           });
         }),
       move: async (entries, destination, destinationName) => {
@@ -139,9 +142,9 @@ export function useEntryActions(): EntryActions {
         const from = new Map<string | null, Entry[]>();
         for (const e of entries) from.set(parentOf(e), [...(from.get(parentOf(e)) ?? []), e]);
         showToast({
-          message: `Moved ${describe(entries)} to ${destinationName}.`,
+          message: t('toast.moved', { what: describe(entries), where: destinationName }),
           action: {
-            label: 'Undo',
+            label: t('toast.undo'),
             run: () =>
               void attempt(async () => {
                 for (const [parent, group] of from) await moveTo(client, group, parent);
@@ -161,9 +164,9 @@ export function useEntryActions(): EntryActions {
           await refresh();
         }
         showToast({
-          message: `Renamed “${before}” to “${name}”.`,
+          message: t('toast.renamed', { before, name }),
           action: {
-            label: 'Undo',
+            label: t('toast.undo'),
             run: () =>
               void attempt(async () => {
                 await unwrap(renameItem(client, table, entry.row.id, before));
@@ -177,8 +180,8 @@ export function useEntryActions(): EntryActions {
           await unwrap(setStarred(client, idsOf(entries), starred));
           showToast({
             message: starred
-              ? `Starred ${describe(entries)}.`
-              : `Removed the star of ${describe(entries)}.`,
+              ? t('toast.starred', { what: describe(entries) })
+              : t('toast.unstarred', { what: describe(entries) }),
           });
         }),
       download: async (file) => {
@@ -194,7 +197,7 @@ export function useEntryActions(): EntryActions {
         try {
           const { downloadZip } = await import('./zip');
           await downloadZip(client, idsOf(entries), name);
-          showToast({ message: `Downloading ${describe(entries)} as “${name}”.` });
+          showToast({ message: t('toast.downloading', { what: describe(entries), name }) });
           return true;
         } catch (error) {
           return fail(error);

@@ -15,6 +15,7 @@ import { useLayout } from '../components/layout-context';
 import { UploadFolderButton } from '../components/UploadFolder';
 import { ViewNav } from '../components/ViewNav';
 import { ViewToggle } from '../components/ViewToggle';
+import { t } from '../i18n';
 import { type FolderPlace, folderPlace } from '../lib/activity-api';
 import {
   createFolder,
@@ -58,15 +59,15 @@ function Breadcrumbs({
   // In someone else's folder, the path starts at the top folder shared with me.
   const shared = chain[0] !== undefined && chain[0].owner_id !== me;
   return (
-    <nav aria-label="Breadcrumbs" className="crumbs">
+    <nav aria-label={t('files.crumbs')} className="crumbs">
       <ol>
         <li>
           {shared ? (
-            <Link to="/shared">Shared with me</Link>
+            <Link to="/shared">{t('views.shared')}</Link>
           ) : folderId ? (
-            <Link to="/files">My files</Link>
+            <Link to="/files">{t('views.myFiles')}</Link>
           ) : (
-            <span aria-current="page">My files</span>
+            <span aria-current="page">{t('views.myFiles')}</span>
           )}
         </li>
         {chain.map((f, i) => (
@@ -155,22 +156,19 @@ export default function FilesScreen() {
     return (
       <main className="page">
         <ViewNav />
-        <h1>{here ? 'This folder is in the Trash' : 'Folder not found'}</h1>
+        <h1>{here ? t('files.inTrash') : t('files.notFound')}</h1>
+        <p>{here ? t('files.inTrashHint') : t('files.notFoundHint')}</p>
         <p>
-          {here
-            ? 'Restore it from the Trash to open it again.'
-            : 'This folder does not exist, or it is not shared with you.'}
-        </p>
-        <p>
-          {here ? <Link to="/trash">Go to Trash</Link> : null}{' '}
-          <Link to="/files">Back to My files</Link> <Link to="/shared">Shared with me</Link>
+          {here ? <Link to="/trash">{t('files.goTrash')}</Link> : null}{' '}
+          <Link to="/files">{t('files.backHome')}</Link>{' '}
+          <Link to="/shared">{t('views.shared')}</Link>
         </p>
       </main>
     );
   }
 
   const loadError = folders.error ?? files.error ?? allFolders.error;
-  const currentName = here?.name ?? 'My files';
+  const currentName = here?.name ?? t('views.myFiles');
   const folderRows = folders.data ?? [];
   const list = files;
   const everything = async (): Promise<Entry[]> => {
@@ -190,7 +188,7 @@ export default function FilesScreen() {
         {currentName}
         {mine ? '' : ` (shared with you${role === 'viewer' ? ', view only' : ''})`}
       </h1>
-      <div className="toolbar" role="toolbar" aria-label="Folder actions">
+      <div className="toolbar" role="toolbar" aria-label={t('files.toolbar')}>
         {canEdit(role) ? (
           <>
             <button
@@ -202,14 +200,14 @@ export default function FilesScreen() {
                 else if (picked.files.length) addFiles(picked, folderId);
               }}
             >
-              Upload files
+              {t('files.upload')}
             </button>
             <input
               ref={picker}
               type="file"
               multiple
               hidden
-              aria-label="Choose files to upload"
+              aria-label={t('files.chooseFiles')}
               data-testid="file-picker"
               onChange={(e) => {
                 const chosen = Array.from(e.target.files ?? []);
@@ -219,15 +217,15 @@ export default function FilesScreen() {
             />
             <UploadFolderButton folderId={folderId} />
             <button type="button" onClick={() => setCreating(true)}>
-              New folder
+              {t('files.newFolder')}
             </button>
           </>
         ) : null}
         <label className="search">
-          <span className="sr-only">Search files and folders, by name or content</span>
+          <span className="sr-only">{t('files.searchLabel')}</span>
           <input
             type="search"
-            placeholder="Search files"
+            placeholder={t('files.searchPlaceholder')}
             value=""
             onChange={(e) => {
               // Search is its own page (screens/Search.tsx); typing here takes me there.
@@ -238,7 +236,7 @@ export default function FilesScreen() {
           />
         </label>
         <label className="sort">
-          <span>Sort by</span>
+          <span>{t('files.sortBy')}</span>
           <select
             value={`${sort.key}:${sort.ascending ? 'asc' : 'desc'}`}
             onChange={(e) => {
@@ -246,17 +244,17 @@ export default function FilesScreen() {
               setSort({ key, ascending: dir === 'asc' });
             }}
           >
-            <option value="name:asc">Name (A–Z)</option>
-            <option value="name:desc">Name (Z–A)</option>
-            <option value="size:desc">Size (largest)</option>
-            <option value="size:asc">Size (smallest)</option>
-            <option value="date:desc">Modified (newest)</option>
-            <option value="date:asc">Modified (oldest)</option>
+            <option value="name:asc">{t('files.sort.nameAsc')}</option>
+            <option value="name:desc">{t('files.sort.nameDesc')}</option>
+            <option value="size:desc">{t('files.sort.sizeDesc')}</option>
+            <option value="size:asc">{t('files.sort.sizeAsc')}</option>
+            <option value="date:desc">{t('files.sort.dateDesc')}</option>
+            <option value="date:asc">{t('files.sort.dateAsc')}</option>
           </select>
         </label>
         {folderId ? (
           <button type="button" onClick={() => setActivity(true)}>
-            Activity
+            {t('files.activity')}
           </button>
         ) : null}
         <ViewToggle mode={view} onChange={setView} />
@@ -266,7 +264,7 @@ export default function FilesScreen() {
         mode="drive"
         folders={folderRows}
         files={list}
-        label={`Contents of ${currentName}`}
+        label={t('files.contents', { name: currentName })}
         everything={everything}
         allFolders={allFolders.data ?? []}
         view={view}
@@ -276,20 +274,16 @@ export default function FilesScreen() {
         role={role}
         empty={
           <div className="empty">
-            <p>
-              {canEdit(role)
-                ? 'This folder is empty. Drop files anywhere, or use Upload files.'
-                : 'This folder is empty.'}
-            </p>
+            <p>{canEdit(role) ? t('files.emptyEditable') : t('files.empty')}</p>
           </div>
         }
       />
       {creating ? (
         <NameDialog
-          title="New folder"
-          label="Folder name"
+          title={t('files.newFolder')}
+          label={t('files.folderName')}
           initial=""
-          submitLabel="Create"
+          submitLabel={t('files.create')}
           pending={newFolder.isPending}
           error={newFolder.error}
           onSubmit={(name) => newFolder.mutate(name)}

@@ -10,6 +10,7 @@ import { ErrorText } from '../components/ErrorText';
 import { Field, Submit } from '../components/Form';
 import { SignOutButton } from '../components/SignOutButton';
 import { formatBytes } from '../format';
+import { LOCALES, type Locale, setLocale, t, useLocale } from '../i18n';
 import { getProfile, keys, storageUsage, type Usage, updateProfile } from '../lib/api';
 import type { AuthApi, DriveClient } from '../lib/client-types';
 import { setTheme, storedTheme, type Theme } from '../lib/theme';
@@ -31,39 +32,58 @@ function Section({ title, children }: { title: string; children: ReactNode }) {
   );
 }
 
-const THEMES: Array<{ value: Theme; label: string }> = [
-  { value: 'system', label: 'System' },
-  { value: 'light', label: 'Light' },
-  { value: 'dark', label: 'Dark' },
-];
+const THEMES = ['system', 'light', 'dark'] as const satisfies readonly Theme[];
+
+/** The language of every screen: applied at once, kept in this browser. */
+function Language() {
+  const locale = useLocale();
+  return (
+    <fieldset className="theme-choice">
+      <legend>{t('lang.legend')}</legend>
+      {(Object.keys(LOCALES) as Locale[]).map((l) => (
+        <label key={l} lang={l}>
+          <input
+            type="radio"
+            name="language"
+            value={l}
+            checked={locale === l}
+            onChange={() => void setLocale(l)}
+          />
+          {LOCALES[l]}
+        </label>
+      ))}
+      <p className="hint">{t('lang.hint')}</p>
+    </fieldset>
+  );
+}
 
 /** System, Light or Dark, applied at once and kept in this browser. */
 function Appearance() {
   const [theme, pick] = useState<Theme>(storedTheme);
   return (
     <fieldset className="theme-choice">
-      <legend>Theme</legend>
-      {THEMES.map((t) => (
-        <label key={t.value}>
+      <legend>{t('settings.theme')}</legend>
+      {THEMES.map((v) => (
+        <label key={v}>
           <input
             type="radio"
             name="theme"
-            value={t.value}
-            checked={theme === t.value}
+            value={v}
+            checked={theme === v}
             onChange={() => {
-              pick(t.value);
-              setTheme(t.value);
+              pick(v);
+              setTheme(v);
             }}
           />
-          {t.label}
+          {t(`settings.theme.${v}`)}
         </label>
       ))}
-      <p className="hint">System follows your device’s light or dark setting.</p>
+      <p className="hint">{t('settings.theme.hint')}</p>
     </fieldset>
   );
 }
 
-function Saved({ show, text = 'Saved.' }: { show: boolean; text?: string }) {
+function Saved({ show, text = t('settings.saved') }: { show: boolean; text?: string }) {
   return show ? (
     <p className="ok" role="status">
       {text}
@@ -123,46 +143,52 @@ export default function SettingsScreen() {
 
   return (
     <main className="page settings">
-      <h1>Settings</h1>
-      <Section title="Storage">
+      <h1>{t('settings.title')}</h1>
+      <Section title={t('settings.storage')}>
         <ErrorText error={usage.error} />
         {usage.data ? (
           <>
-            <progress max={100} value={pct} aria-label="Storage used" />
+            <progress max={100} value={pct} aria-label={t('settings.storageUsed')} />
             <p>
-              {formatBytes(used)} of {formatBytes(quota)} used · {usage.data.file_count}{' '}
-              {usage.data.file_count === 1 ? 'file' : 'files'}
+              {t('settings.usage', {
+                used: formatBytes(used),
+                quota: formatBytes(quota),
+                count: usage.data.file_count,
+              })}
             </p>
           </>
         ) : (
-          <p role="status">Loading…</p>
+          <p role="status">{t('settings.loading')}</p>
         )}
       </Section>
-      <Section title="Versions">
+      <Section title={t('settings.versions')}>
         <VersionSettings />
       </Section>
-      <Section title="Appearance">
+      <Section title={t('settings.appearance')}>
         <Appearance />
       </Section>
-      <Section title="Profile">
+      <Section title={t('lang.title')}>
+        <Language />
+      </Section>
+      <Section title={t('settings.profile')}>
         <form
           onSubmit={(e: FormEvent) => {
             e.preventDefault();
             saveName.mutate(name.trim().slice(0, 80));
           }}
         >
-          <Field label="Display name" value={name} maxLength={80} onChange={setName} />
+          <Field label={t('settings.displayName')} value={name} maxLength={80} onChange={setName} />
           <Submit
             error={saveName.error}
             note={<Saved show={saveName.isSuccess} />}
             pending={saveName.isPending}
           >
-            Save name
+            {t('settings.saveName')}
           </Submit>
         </form>
       </Section>
-      <Section title="Email">
-        <p>Current email: {user?.email}</p>
+      <Section title={t('settings.email')}>
+        <p>{t('settings.currentEmail', { email: user?.email ?? '' })}</p>
         <form
           onSubmit={(e: FormEvent) => {
             e.preventDefault();
@@ -170,7 +196,7 @@ export default function SettingsScreen() {
           }}
         >
           <Field
-            label="New email"
+            label={t('settings.newEmail')}
             type="email"
             autoComplete="email"
             value={email}
@@ -179,24 +205,19 @@ export default function SettingsScreen() {
           />
           <Submit
             error={saveEmail.error}
-            note={
-              <Saved
-                show={saveEmail.isSuccess}
-                text="Check both mailboxes to confirm the change."
-              />
-            }
+            note={<Saved show={saveEmail.isSuccess} text={t('settings.emailSaved')} />}
             pending={saveEmail.isPending}
           >
-            Change email
+            {t('settings.changeEmail')}
           </Submit>
         </form>
       </Section>
-      <Section title="Password">
+      <Section title={t('settings.password')}>
         <form
           onSubmit={(e: FormEvent) => {
             e.preventDefault();
             if (password.length < 8) {
-              setProblem('Use at least 8 characters.');
+              setProblem(t('settings.passwordShort'));
               return;
             }
             setProblem(null);
@@ -205,7 +226,7 @@ export default function SettingsScreen() {
         >
           {/* Its error is not linked to the input (no aria-describedby), as before. */}
           <Field
-            label="New password"
+            label={t('settings.newPassword')}
             type="password"
             autoComplete="new-password"
             value={password}
@@ -216,32 +237,32 @@ export default function SettingsScreen() {
           </Field>
           <Submit
             error={savePassword.error}
-            note={<Saved show={savePassword.isSuccess} text="Password changed." />}
+            note={<Saved show={savePassword.isSuccess} text={t('settings.passwordChanged')} />}
             pending={savePassword.isPending}
           >
-            Change password
+            {t('settings.changePassword')}
           </Submit>
         </form>
       </Section>
-      <Section title="Sign-in methods">
+      <Section title={t('settings.signInMethods')}>
         <SignInMethods />
       </Section>
-      <Section title="Passkeys">
+      <Section title={t('settings.passkeys')}>
         <PasskeySettings />
       </Section>
-      <Section title="2-step verification">
+      <Section title={t('settings.twoStep')}>
         <TwoStepSettings />
       </Section>
-      <Section title="Sessions">
-        <p>Signed in somewhere you no longer use? Sign out of every other device and browser.</p>
+      <Section title={t('settings.sessions')}>
+        <p>{t('settings.sessionsHint')}</p>
         <ErrorText error={others.error} />
-        <Saved show={others.isSuccess} text="Signed out everywhere else." />
+        <Saved show={others.isSuccess} text={t('settings.signedOutElsewhere')} />
         <div className="row-buttons">
           <button type="button" onClick={() => others.mutate()} disabled={others.isPending}>
-            Sign out everywhere else
+            {t('settings.signOutElsewhere')}
           </button>
           <SignOutButton className="danger" before={forgetThumbnails}>
-            Sign out
+            {t('settings.signOut')}
           </SignOutButton>
         </div>
       </Section>

@@ -6,6 +6,7 @@ import { ErrorText } from '../components/ErrorText';
 import type { Column } from '../components/FileList';
 import { ViewNav } from '../components/ViewNav';
 import { formatDate } from '../format';
+import { t } from '../i18n';
 import { type TrashedBy, trashedByNames } from '../lib/activity-api';
 import { type FileRow, type FolderRow, keys, listAllFolders } from '../lib/api';
 import type { DriveClient } from '../lib/client-types';
@@ -78,7 +79,7 @@ export default function TrashScreen() {
 
   const place = useMemo<Column>(
     () => ({
-      label: 'Original location',
+      label: t('trash.place'),
       value: (e: Entry) => {
         const place = placeOf(e.kind === 'file' ? e.row.folder_id : e.row.parent_id, all);
         // Someone else's folder (what the user trashed there): its path, not "My files".
@@ -89,17 +90,17 @@ export default function TrashScreen() {
   );
   const deleted = useMemo<Column>(
     () => ({
-      label: 'Deleted',
+      label: t('trash.deleted'),
       value: (e: Entry) => {
         const when = formatDate(e.row.trashed_at);
         const by = e.row.trashed_by;
         // Only for shared trees: one's own deletions of one's own items say nothing more.
         if (!by || (by === me && e.row.owner_id === me)) return when;
-        if (by === me) return `${when} · Trashed by you`;
+        if (by === me) return t('trash.byYou', { when });
         const name = byName.get(e.row.id);
         // Until the names are in, the date alone (not a wrong "someone else").
-        if (name === undefined) return names.isPending ? when : `${when} · Trashed by someone else`;
-        return `${when} · Trashed by ${name || 'someone else'}`;
+        if (name === undefined) return names.isPending ? when : t('trash.bySomeone', { when });
+        return name ? t('trash.byName', { when, name }) : t('trash.bySomeone', { when });
       },
     }),
     [me, byName, names.isPending],
@@ -111,19 +112,16 @@ export default function TrashScreen() {
   return (
     <main className="page files">
       <ViewNav />
-      <h1>Trash</h1>
-      <div className="toolbar" role="toolbar" aria-label="Trash actions">
-        <p className="hint">
-          Items in the Trash still count against your storage. They are deleted forever after 30
-          days.
-        </p>
+      <h1>{t('trash.title')}</h1>
+      <div className="toolbar" role="toolbar" aria-label={t('trash.toolbar')}>
+        <p className="hint">{t('trash.hint')}</p>
         <button
           type="button"
           className="danger"
           disabled={owned === 0}
           onClick={() => setConfirm(true)}
         >
-          Empty Trash
+          {t('trash.emptyTitle')}
         </button>
       </div>
       <ErrorText error={trash.error ?? allFolders.error} />
@@ -131,7 +129,7 @@ export default function TrashScreen() {
         mode="trash"
         folders={folders}
         files={list}
-        label="Items in the Trash"
+        label={t('trash.items')}
         everything={async () => [
           ...folders.map((row): Entry => ({ kind: 'folder', row })),
           ...files.map((row): Entry => ({ kind: 'file', row })),
@@ -143,15 +141,15 @@ export default function TrashScreen() {
         resetKey="trash"
         empty={
           <div className="empty">
-            <p>The Trash is empty.</p>
+            <p>{t('trash.empty')}</p>
           </div>
         }
       />
       {confirm ? (
         <ConfirmDialog
-          title="Empty Trash"
-          message={`Delete all ${owned} ${owned === 1 ? 'item' : 'items'} in the Trash forever? This cannot be undone.`}
-          confirmLabel="Empty Trash"
+          title={t('trash.emptyTitle')}
+          message={t('trash.emptyConfirm', { count: owned })}
+          confirmLabel={t('trash.emptyTitle')}
           pending={false}
           error={null}
           onConfirm={() => {

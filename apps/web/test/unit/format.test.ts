@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { formatBytes } from '../../src/format';
+import { loadLocale } from '../../src/i18n';
+
+beforeAll(() => loadLocale('en'));
 
 describe('formatBytes', () => {
   it.each([

@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadLocale } from '../../../src/i18n';
 import { toUserError } from '../../../src/lib/errors';
+
+beforeAll(() => loadLocale('en'));
 
 const quiet = { log: () => {} };
 

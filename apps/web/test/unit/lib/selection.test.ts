@@ -1,4 +1,5 @@
-import { expect, it, describe as suite } from 'vitest';
+import { beforeAll, expect, it, describe as suite } from 'vitest';
+import { loadLocale } from '../../../src/i18n';
 import type { FileRow, FolderRow } from '../../../src/lib/api';
 import {
   describe,
@@ -11,6 +12,8 @@ import {
   selectedCount,
   toggle,
 } from '../../../src/lib/selection';
+
+beforeAll(() => loadLocale('en'));
 
 const file = (id: string, name = id): Entry => ({ kind: 'file', row: { id, name } as FileRow });
 const folder = (id: string, name = id): Entry => ({
