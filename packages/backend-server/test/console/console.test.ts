@@ -327,5 +327,6 @@ describe('console on a public address', () => {
     } finally {
       await remote.stop();
     }
-  });
+    // Three servers start and stop in this one test: more than one start's time.
+  }, 90_000);
 });
