@@ -180,7 +180,9 @@ export class FunctionWorker {
   /**
    * The hosted runtime's CPU limit, the way a worker thread allows it: while a call is
    * open, an event loop that never goes idle for `cpuTimeMs` (an endless loop, or
-   * synchronous work that never awaits) stops the worker.
+   * synchronous work that never awaits) stops the worker. Only once it has booted: loading
+   * the function is not the function's CPU time (on a loaded machine a boot can keep the
+   * loop busy past a small limit), and a boot that never ends meets the wall-clock limit.
    */
   private watchBlockedLoop() {
     const perf = this.worker.performance;
@@ -191,7 +193,8 @@ export class FunctionWorker {
         const now = perf.eventLoopUtilization();
         const delta = perf.eventLoopUtilization(now, last);
         last = now;
-        blocked = this.calls.size > 0 && delta.idle === 0 ? blocked + delta.active : 0;
+        blocked =
+          this.booted && this.calls.size > 0 && delta.idle === 0 ? blocked + delta.active : 0;
         if (blocked < this.options.cpuTimeMs) return;
         this.options.report(
           `CPU time limit of ${this.options.cpuTimeMs} ms reached (the event loop never went idle), worker stopped`,
