@@ -4,6 +4,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAccessible } from './axe';
 import { type Stack, signUpNewUser, startStack, watchErrors } from './stack';
+import { rowOf } from './upload-helpers';
 
 const inputs = fileURLToPath(new URL('../.artifacts/inputs/i18n/', import.meta.url));
 const NOTE = 'hello\n'.repeat(100); // 600 bytes
@@ -32,7 +33,7 @@ describe('Languages, as a new user', () => {
   it('switches to Arabic in Settings: Arabic text, right to left, plurals, sizes and dates by locale, kept on reload; and back', async () => {
     // One file, so the counts have something to count.
     await page.getByTestId('file-picker').setInputFiles([`${inputs}note.txt`]);
-    const row = page.locator('.rows li[data-name="note.txt"]');
+    const row = rowOf(page, 'note.txt');
     await row.waitFor();
     await expect.poll(() => row.textContent(), { timeout: 20_000 }).toContain('600 B');
 
