@@ -1,3 +1,5 @@
+import { arParts } from './ar-parts';
+import { arScreens } from './ar-screens';
 import type { MessageKey } from './en';
 
 // The Arabic catalogue (right to left). Plurals use Arabic's six forms.
@@ -192,6 +194,8 @@ const ar: Record<MessageKey, string> = {
   'trash.items': 'العناصر في سلة المهملات',
   'upload.folder': 'رفع مجلد',
   'upload.chooseFolder': 'اختر مجلدًا لرفعه',
+  ...arScreens,
+  ...arParts,
 };
 
 export default ar;

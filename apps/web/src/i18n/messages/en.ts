@@ -1,5 +1,9 @@
 // The English catalogue: message id → ICU MessageFormat text. Every id here must be in every
 // other catalogue with the same placeholders (test/i18n.test.ts checks).
+
+import { enParts } from './en-parts';
+import { enScreens } from './en-screens';
+
 const en = {
   'lang.title': 'Language',
   'lang.legend': 'Language',
@@ -192,6 +196,8 @@ const en = {
   'trash.items': 'Items in the Trash',
   'upload.folder': 'Upload folder',
   'upload.chooseFolder': 'Choose a folder to upload',
+  ...enScreens,
+  ...enParts,
 } as const;
 
 export type MessageKey = keyof typeof en;
