@@ -39,7 +39,8 @@ async function newFolder(page: Page, name: string) {
   await page.locator(`.rows li[data-name="${name}"]`).waitFor();
 }
 
-const banner = (page: Page) => page.getByRole('status').filter({ hasText: 'Offline — read only.' });
+const banner = (page: Page) =>
+  page.getByRole('status').filter({ hasText: 'Offline. You see your folders and files' });
 
 /** Waits until the app-wide service worker controls the page (it registers after load). */
 async function controlled(page: Page): Promise<string> {
@@ -118,7 +119,7 @@ describe('offline and installable', () => {
     expect(errors).toEqual([]);
   });
 
-  it('shows the folders and files seen last offline, marked read only', async () => {
+  it('shows the folders and files seen last offline, marked as offline', async () => {
     await newFolder(page, 'Photos');
     await newFolder(page, 'Taxes');
     await page.getByTestId('file-picker').setInputFiles([

@@ -6,14 +6,16 @@ import { BrowserRouter } from 'react-router';
 import { App } from './App';
 import { initialLocale, loadLocale, useLocale } from './i18n';
 import { createDriveClient } from './lib/client';
+import { isOnline, onOnlineChange } from './offline/online';
 import './styles.css';
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');
 const client = createDriveClient();
-// Queries wait for the network when the page opens offline (the query cache assumes online
-// until an `offline` event), so the listings kept for offline use stay on screen.
-onlineManager.setOnline(navigator.onLine);
+// Queries wait for the network while it is away (the query cache would assume online until an
+// `offline` event), so the listings kept for offline use stay on screen.
+onlineManager.setOnline(isOnline());
+onlineManager.setEventListener((setOnline) => onOnlineChange(() => setOnline(isOnline())));
 /** A new language re-renders every screen in it (the route and the data stay). */
 function Localized() {
   return <App key={useLocale()} />;

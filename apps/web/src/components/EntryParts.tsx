@@ -69,9 +69,14 @@ export function NameButton({ entry, actions, spoken }: PartProps & { spoken: str
       className="name-button"
       title={name}
       onClick={() => actions.open(entry)}
-      aria-label={spoken}
+      aria-label={entry.row.pending ? `${spoken}, ${t('offline.pending')}` : spoken}
     >
       <span className="name-text">{name}</span>
+      {entry.row.pending ? (
+        <span className="sync-mark" title={t('offline.pending')} aria-hidden="true">
+          ⟳
+        </span>
+      ) : null}
     </button>
   );
 }

@@ -5,7 +5,7 @@ import {
   useUploadQueue,
   useUser,
 } from '@app/backend-react';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Link, NavLink, Outlet } from 'react-router';
 import { t } from '../i18n';
 import { LIVE_KEYS } from '../lib/api';
@@ -23,6 +23,11 @@ import { ReplaceDialogHost } from './ReplaceDialog';
 import { SignOutButton } from './SignOutButton';
 import { Toasts } from './Toasts';
 import { UploadTray } from './UploadTray';
+
+/** Changes made offline: sent on reconnect, conflicts to decide (its own chunk). */
+const SyncPanel = lazy(() =>
+  import('../offline/SyncPanel').then((m) => ({ default: m.SyncPanel })),
+);
 
 function hasFiles(event: DragEvent): boolean {
   return Array.from(event.dataTransfer?.types ?? []).includes('Files');
@@ -167,6 +172,9 @@ export default function Layout() {
         </p>
       ) : null}
       <OfflineBanner />
+      <Suspense fallback={null}>
+        <SyncPanel />
+      </Suspense>
       <div id="main" className="content">
         <Outlet context={context} />
       </div>

@@ -20,6 +20,8 @@ export interface FolderRow {
   ancestors?: string[];
   /** Who moved it to the Trash (sharing: an Editor's deletion is in the owner's Trash). */
   trashed_by?: string | null;
+  /** Changed offline and not saved yet (offline/queue.ts). */
+  pending?: boolean;
 }
 
 export interface FileRow {
@@ -40,6 +42,8 @@ export interface FileRow {
   trashed_by?: string | null;
   /** The version readers get (see versions-api.ts). */
   current_version_id?: string | null;
+  /** Changed offline and not saved yet (offline/queue.ts). */
+  pending?: boolean;
 }
 
 export interface ShareRow {

@@ -1,6 +1,7 @@
 import { createClient } from '@app/backend-sdk';
 import { withOAuthServer } from '@app/backend-sdk/oauth-server';
 import { withPasskeys } from '@app/backend-sdk/webauthn';
+import { watchingFetch } from '../offline/online';
 import type { DriveClient } from './client-types';
 
 /** The well-known anon key of a local backend (default secret). */
@@ -31,5 +32,6 @@ export function backendConfig(
  */
 export function createDriveClient(): DriveClient {
   const { url, anonKey } = backendConfig();
-  return withOAuthServer(withPasskeys(createClient(url, anonKey))) as unknown as DriveClient;
+  const client = createClient(url, anonKey, { global: { fetch: watchingFetch(url) } });
+  return withOAuthServer(withPasskeys(client)) as unknown as DriveClient;
 }

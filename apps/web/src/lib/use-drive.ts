@@ -1,4 +1,5 @@
 import { useBackendClient } from '@app/backend-react';
+import { isOnline } from '../offline/online';
 import type { DriveClient } from './client-types';
 import { toUserError, type UserError } from './errors';
 
@@ -14,7 +15,7 @@ export function userErrorOf(error: unknown): UserError {
   if (typeof error === 'object' && error !== null) {
     const cached = seen.get(error);
     if (cached) return cached;
-    const mapped = toUserError(error, { online: globalThis.navigator?.onLine ?? true });
+    const mapped = toUserError(error, { online: isOnline() });
     seen.set(error, mapped);
     return mapped;
   }

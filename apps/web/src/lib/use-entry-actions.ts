@@ -6,6 +6,7 @@
 import { unwrap, useQueryClient, useUser } from '@app/backend-react';
 import { useMemo } from 'react';
 import { t } from '../i18n';
+import { offlineNow } from '../offline/online';
 import {
   type FileRow,
   type FolderRow,
@@ -132,6 +133,10 @@ export function useEntryActions(): EntryActions {
           });
         }),
       move: async (entries, destination, destinationName) => {
+        if (await offlineNow()) {
+          const { queueMove } = await import('../offline/queue');
+          return queueMove(queryClient, entries, destination, destinationName).then(() => null);
+        }
         try {
           await moveTo(client, entries, destination);
         } catch (error) {
@@ -156,6 +161,10 @@ export function useEntryActions(): EntryActions {
       rename: async (entry, name) => {
         const table = entry.kind === 'file' ? 'files' : 'folders';
         const before = entry.row.name;
+        if (await offlineNow()) {
+          const { queueRename } = await import('../offline/queue');
+          return queueRename(queryClient, entry, name).then(() => null);
+        }
         try {
           await unwrap(renameItem(client, table, entry.row.id, name));
         } catch (error) {

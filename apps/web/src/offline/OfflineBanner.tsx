@@ -1,9 +1,11 @@
 /**
  * Offline use on every signed-in page: keeps the listings seen (persist.ts) and says so when
- * the browser is offline — what is shown is the last copy, read only.
+ * the browser is offline — what is shown is the last copy; renames, moves and new folders wait
+ * in the queue (queue.ts).
  */
 import { useQueryClient, useUser } from '@app/backend-react';
 import { useEffect } from 'react';
+import { t } from '../i18n';
 import { useOnline } from './online';
 import { keepListings } from './persist';
 
@@ -15,8 +17,7 @@ export function OfflineBanner() {
   if (online) return null;
   return (
     <p className="banner offline" role="status">
-      <strong>Offline — read only.</strong> You see your folders and files as they were when you
-      last saw them.
+      <strong>{t('offline.bannerTitle')}</strong> {t('offline.bannerText')}
     </p>
   );
 }

@@ -58,6 +58,13 @@ function merge(kept: Map<string, KeptQuery>, queryClient: QueryClient): Kept {
   return { savedAt: Date.now(), state: { mutations: [], queries } };
 }
 
+let saveNow: (() => void) | null = null;
+
+/** Keeps the listings now, not a second later (a change made offline: the tab may close). */
+export function keepListingsNow(): void {
+  saveNow?.();
+}
+
 /**
  * Puts `userId`'s kept listings into the cache, then keeps them current (saved a second after
  * the cache changes). Returns the stop function.
@@ -96,7 +103,9 @@ export function keepListings(queryClient: QueryClient, userId: string): () => vo
     if (timer !== undefined) save();
   };
   addEventListener('pagehide', onHide);
+  saveNow = save;
   return () => {
+    if (saveNow === save) saveNow = null;
     stopped = true;
     clearTimeout(timer);
     removeEventListener('pagehide', onHide);

@@ -2,6 +2,7 @@ import {
   unwrap,
   useBackendMutation,
   useBackendQuery,
+  useQueryClient,
   useRangeQuery,
   useUser,
 } from '@app/backend-react';
@@ -36,6 +37,7 @@ import type { Entry } from '../lib/selection';
 import { usePictures } from '../lib/thumbnails';
 import { useDrive } from '../lib/use-drive';
 import { useViewMode } from '../lib/view-mode';
+import { offlineNow } from '../offline/online';
 
 const ALL_PAGE = 1000;
 const ActivityPanel = lazy(() => import('../components/ActivityPanel'));
@@ -104,6 +106,7 @@ export default function FilesScreen() {
   const { folderId: param } = useParams();
   const folderId = param ?? null;
   const client = useDrive();
+  const queryClient = useQueryClient();
   const { setUploadTarget, addFiles } = useLayout();
   const [sort, setSort] = useState<Sort>({ key: 'name', ascending: true });
   const [creating, setCreating] = useState(false);
@@ -286,7 +289,12 @@ export default function FilesScreen() {
           submitLabel={t('files.create')}
           pending={newFolder.isPending}
           error={newFolder.error}
-          onSubmit={(name) => newFolder.mutate(name)}
+          onSubmit={async (name) => {
+            if (!(await offlineNow())) return newFolder.mutate(name);
+            void import('../offline/queue')
+              .then(({ queueFolder }) => queueFolder(queryClient, name, folderId))
+              .then(() => setCreating(false));
+          }}
           onClose={() => {
             newFolder.reset();
             setCreating(false);

@@ -194,6 +194,40 @@ const ar: Record<MessageKey, string> = {
   'trash.items': 'العناصر في سلة المهملات',
   'upload.folder': 'رفع مجلد',
   'upload.chooseFolder': 'اختر مجلدًا لرفعه',
+  'offline.bannerTitle': 'غير متصل.',
+  'offline.bannerText':
+    'تظهر مجلداتك وملفاتك كما كانت عندما رأيتها آخر مرة. تُحفظ عمليات إعادة التسمية والنقل والمجلدات الجديدة على هذا الجهاز وتُرسل عند عودة الاتصال.',
+  'offline.renamed':
+    'أُعيدت تسمية «{before}» إلى «{name}» على هذا الجهاز. سيُحفظ التغيير عند عودة الاتصال.',
+  'offline.moved':
+    '{count, plural, zero {لم يُنقل أي عنصر} one {نُقل عنصر واحد} two {نُقل عنصران} few {نُقلت # عناصر} many {نُقل # عنصرًا} other {نُقل # عنصر}} إلى «{where}» على هذا الجهاز. سيُحفظ التغيير عند عودة الاتصال.',
+  'offline.created': 'أُنشئ المجلد «{name}» على هذا الجهاز. سيُحفظ عند عودة الاتصال.',
+  'offline.waiting':
+    '{count, plural, zero {لا تغييرات بانتظار الحفظ} one {تغيير واحد أُجري دون اتصال بانتظار الحفظ} two {تغييران أُجريا دون اتصال بانتظار الحفظ} few {# تغييرات أُجريت دون اتصال بانتظار الحفظ} many {# تغييرًا أُجري دون اتصال بانتظار الحفظ} other {# تغيير أُجري دون اتصال بانتظار الحفظ}} عند عودة الاتصال.',
+  'offline.saved':
+    '{count, plural, zero {لا تغييرات للحفظ.} one {حُفظ التغيير الذي أُجري دون اتصال.} two {حُفظ التغييران اللذان أُجريا دون اتصال.} few {حُفظت # تغييرات أُجريت دون اتصال.} many {حُفظ # تغييرًا أُجري دون اتصال.} other {حُفظ # تغيير أُجري دون اتصال.}}',
+  'offline.pending': 'بانتظار الحفظ',
+  'offline.conflicts': 'تغييرات أُجريت دون اتصال تحتاج إلى قرارك',
+  'offline.keepMine': 'الإبقاء على تغييري',
+  'offline.keepTheirs': 'الإبقاء على تغييرهم',
+  'offline.keepBoth': 'الإبقاء على الاثنين',
+  'offline.discard': 'تجاهل تغييري',
+  'offline.dismiss': 'إغلاق',
+  'offline.noDestination': 'حُذف ذلك المجلد أو نُقل إلى المهملات.',
+  'offline.conflict.rename.gone':
+    'تعذّر حفظ إعادة تسمية «{before}» إلى «{name}»: حُذف العنصر أو نُقل إلى المهملات أو لم يعد مشتركًا معك.',
+  'offline.conflict.rename.changed':
+    'أُعيدت تسمية «{before}» إلى «{theirs}» في مكان آخر بينما أعدت تسميته إلى «{name}» دون اتصال.',
+  'offline.conflict.rename.taken':
+    'تعذّر حفظ إعادة تسمية «{before}» إلى «{name}»: هذا الاسم مستخدم في مجلده.',
+  'offline.conflict.rename.refused': 'تعذّر حفظ إعادة تسمية «{before}» إلى «{name}»: {reason}',
+  'offline.conflict.move.gone':
+    'تعذّر حفظ نقل «{name}» إلى «{where}»: حُذف العنصر أو نُقل إلى المهملات أو لم يعد مشتركًا معك.',
+  'offline.conflict.move.changed': 'نُقل «{name}» إلى مكان آخر بينما نقلته إلى «{where}» دون اتصال.',
+  'offline.conflict.move.taken': 'تعذّر حفظ نقل «{name}» إلى «{where}»: يوجد هناك عنصر بالاسم نفسه.',
+  'offline.conflict.move.refused': 'تعذّر حفظ نقل «{name}» إلى «{where}»: {reason}',
+  'offline.conflict.folderTaken': 'تعذّر إنشاء المجلد الجديد «{name}»: هذا الاسم مستخدم.',
+  'offline.conflict.folderRefused': 'تعذّر إنشاء المجلد الجديد «{name}»: {reason}',
   ...arScreens,
   ...arParts,
 };

@@ -196,6 +196,45 @@ const en = {
   'trash.items': 'Items in the Trash',
   'upload.folder': 'Upload folder',
   'upload.chooseFolder': 'Choose a folder to upload',
+  'offline.bannerTitle': 'Offline.',
+  'offline.bannerText':
+    'You see your folders and files as they were when you last saw them. Renames, moves and new folders are kept on this device and saved when you are back online.',
+  'offline.renamed':
+    '“{before}” renamed to “{name}” on this device. It will be saved when you are back online.',
+  'offline.moved':
+    '{count, plural, one {# item moved} other {# items moved}} to “{where}” on this device. It will be saved when you are back online.',
+  'offline.created':
+    'Folder “{name}” made on this device. It will be saved when you are back online.',
+  'offline.waiting':
+    '{count, plural, one {# change made offline waits} other {# changes made offline wait}} to be saved when you are back online.',
+  'offline.saved':
+    '{count, plural, one {The change made offline is saved.} other {The # changes made offline are saved.}}',
+  'offline.pending': 'Waiting to be saved',
+  'offline.conflicts': 'Changes made offline that need your decision',
+  'offline.keepMine': 'Keep mine',
+  'offline.keepTheirs': 'Keep theirs',
+  'offline.keepBoth': 'Keep both',
+  'offline.discard': 'Discard mine',
+  'offline.dismiss': 'Dismiss',
+  'offline.noDestination': 'that folder was deleted or moved to the Trash.',
+  'offline.conflict.rename.gone':
+    'Your rename of “{before}” to “{name}” could not be saved: the item was deleted, moved to the Trash, or is no longer shared with you.',
+  'offline.conflict.rename.changed':
+    '“{before}” was renamed to “{theirs}” elsewhere while you renamed it to “{name}” offline.',
+  'offline.conflict.rename.taken':
+    'Your rename of “{before}” to “{name}” could not be saved: that name is taken in its folder.',
+  'offline.conflict.rename.refused':
+    'Your rename of “{before}” to “{name}” could not be saved: {reason}',
+  'offline.conflict.move.gone':
+    'Your move of “{name}” to “{where}” could not be saved: the item was deleted, moved to the Trash, or is no longer shared with you.',
+  'offline.conflict.move.changed':
+    '“{name}” was moved elsewhere while you moved it to “{where}” offline.',
+  'offline.conflict.move.taken':
+    'Your move of “{name}” to “{where}” could not be saved: an item with that name is already there.',
+  'offline.conflict.move.refused':
+    'Your move of “{name}” to “{where}” could not be saved: {reason}',
+  'offline.conflict.folderTaken': 'Your new folder “{name}” could not be made: that name is taken.',
+  'offline.conflict.folderRefused': 'Your new folder “{name}” could not be made: {reason}',
   ...enScreens,
   ...enParts,
 } as const;
