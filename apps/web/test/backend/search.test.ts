@@ -171,6 +171,45 @@ describe('ranking and highlights', () => {
     expect(hits[2]?.snippet).toBeNull();
   });
 
+  it('a file found by name and by content keeps both: above a name-only match', async () => {
+    await upload(alice, 'heron list.txt', 'nothing here');
+    await upload(alice, 'heron notes.txt', 'the heron flew');
+    await index(alice);
+    const hits = await search(alice, 'heron');
+    // By name alone, 'heron list.txt' would come first (same score, then the name).
+    expect(names(hits)).toEqual(['heron notes.txt', 'heron list.txt']);
+    expect(hits[1]?.score).toBe(1.5);
+    expect(hits[0]?.score).toBeGreaterThan(1.5);
+    expect(hits[0]?.snippet).toContain('\u0002heron\u0003');
+  });
+
+  it('a page is that part of the whole list, also when the best matches are filtered out', async () => {
+    // Scores: the name is the query (2), starts with it (1.5), has it (1), the content only.
+    await upload(alice, 'egret', 'x');
+    await upload(alice, 'egret b.txt', 'x');
+    await upload(alice, 'the egret.txt', 'x');
+    await upload(alice, 'pond.txt', 'an egret');
+    await index(alice);
+    const pages = async () => {
+      const all = names(await search(alice, 'egret'));
+      const one: string[] = [];
+      for (let offset = 0; offset < all.length + 1; offset += 1) {
+        one.push(...names(await search(alice, 'egret', { p_limit: 1, p_offset: offset })));
+      }
+      return { all, one };
+    };
+    const before = await pages();
+    expect(before.all).toEqual(['egret', 'egret b.txt', 'the egret.txt', 'pond.txt']);
+    expect(before.one).toEqual(before.all);
+    await rpc(alice, 'trash_items', {
+      p_files: [made.egret?.id, made['egret b.txt']?.id],
+      p_folders: [],
+    });
+    const after = await pages();
+    expect(after.all).toEqual(['the egret.txt', 'pond.txt']);
+    expect(after.one).toEqual(after.all);
+  });
+
   it('matches words as prefixes, all of them', async () => {
     expect(names(await search(alice, 'zeph quart'))).toEqual(['notes.md']);
     expect(names(await search(alice, 'pango'))).toEqual(['report.pdf']);
