@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAccessible } from './axe';
+import { namesIn } from './drive-helpers';
 import { type Stack, signUpNewUser, startStack, watchErrors } from './stack';
 import { readZip } from './zip-reader';
 
@@ -16,10 +17,6 @@ const PNG = Buffer.from(
 );
 
 const row = (page: Page, name: string) => page.locator(`.rows li[data-name="${name}"]`);
-const names = (page: Page) =>
-  page
-    .locator('.rows li[data-name]')
-    .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-name')));
 /** The name of the row or card that has the focus. */
 const focused = (page: Page) =>
   page.evaluate(() => document.activeElement?.closest('[data-name]')?.getAttribute('data-name'));
@@ -72,7 +69,7 @@ describe('menus, selection, keyboard, zip downloads, Starred, Recent and the gri
     await page.goto(`${stack.site.url}/files`);
     await upload(Object.keys(files));
     await expect
-      .poll(() => names(page), { timeout: 15_000 })
+      .poll(() => namesIn(page), { timeout: 15_000 })
       .toEqual(['Docs', 'alpha.txt', 'beta.txt', 'red.png']);
   });
 
@@ -206,11 +203,11 @@ describe('menus, selection, keyboard, zip downloads, Starred, Recent and the gri
       .getByRole('link', { name: 'Starred' })
       .click();
     await page.getByRole('heading', { name: 'Starred' }).waitFor();
-    await expect.poll(() => names(page), { timeout: 10_000 }).toEqual(['Docs', 'beta.txt']);
+    await expect.poll(() => namesIn(page), { timeout: 10_000 }).toEqual(['Docs', 'beta.txt']);
     await expectAccessible(page, 'the Starred view');
     await page.getByRole('button', { name: 'Actions for beta.txt' }).click();
     await page.getByRole('menuitem', { name: 'Remove star' }).click();
-    await expect.poll(() => names(page), { timeout: 10_000 }).toEqual(['Docs']);
+    await expect.poll(() => namesIn(page), { timeout: 10_000 }).toEqual(['Docs']);
   });
 
   it('lists what was opened last first in Recent', async () => {
@@ -224,8 +221,8 @@ describe('menus, selection, keyboard, zip downloads, Starred, Recent and the gri
       .getByRole('link', { name: 'Recent' })
       .click();
     await page.getByRole('heading', { name: 'Recent' }).waitFor();
-    await expect.poll(async () => (await names(page))[0], { timeout: 10_000 }).toBe('alpha.txt');
-    expect((await names(page)).sort()).toEqual(['alpha.txt', 'beta.txt', 'inner.txt', 'red.png']);
+    await expect.poll(async () => (await namesIn(page))[0], { timeout: 10_000 }).toBe('alpha.txt');
+    expect((await namesIn(page)).sort()).toEqual(['alpha.txt', 'beta.txt', 'inner.txt', 'red.png']);
     expect(await row(page, 'inner.txt').locator('.c-type').textContent()).toBe('My files › Docs');
     await expectAccessible(page, 'the Recent view');
   });

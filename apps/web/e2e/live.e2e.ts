@@ -10,13 +10,14 @@ import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAccessible } from './axe';
+import { newFolder } from './drive-helpers';
 import { type NetProxy, startProxy } from './net-proxy';
 import { type Stack, signIn, signUpNewUser, startStack, watchErrors } from './stack';
+import { rowOf } from './upload-helpers';
 
 const inputs = fileURLToPath(new URL('../.artifacts/inputs/live/', import.meta.url));
 const shots = fileURLToPath(new URL('../.artifacts/screenshots/', import.meta.url));
 
-const rowOf = (page: Page, name: string) => page.locator(`.rows li[data-name="${name}"]`);
 const listed = (page: Page) =>
   page
     .locator('.rows li[data-name]')
@@ -43,14 +44,6 @@ const seenNames = (page: Page) =>
   page.evaluate(() => [...(window as unknown as { __seen: Set<string> }).__seen].sort());
 
 // What the laptop does, as a user would do it.
-async function createFolder(page: Page, name: string) {
-  await page.getByRole('button', { name: 'New folder' }).click();
-  const dialog = page.getByRole('dialog', { name: 'New folder' });
-  await dialog.getByLabel('Folder name').fill(name);
-  await dialog.getByRole('button', { name: 'Create' }).click();
-  await dialog.waitFor({ state: 'detached' });
-  await rowOf(page, name).waitFor();
-}
 async function upload(page: Page, name: string, text: string) {
   writeFileSync(`${inputs}${name}`, text);
   await page.getByTestId('file-picker').setInputFiles([`${inputs}${name}`]);
@@ -155,7 +148,7 @@ describe('live updates across devices', () => {
   });
 
   it('shows new folders and files from the other device', async () => {
-    await createFolder(laptop, 'Projects');
+    await newFolder(laptop, 'Projects');
     await shows(phone, ['folder:Projects']);
     await upload(laptop, 'notes.txt', 'first notes');
     await shows(phone, ['folder:Projects', 'file:notes.txt']);
@@ -176,7 +169,7 @@ describe('live updates across devices', () => {
     await shows(laptop, ['folder:Work']);
     // Nested: a sub-folder made on the laptop, and a file uploaded into it.
     await openFolder(laptop, 'Work');
-    await createFolder(laptop, '2026');
+    await newFolder(laptop, '2026');
     await shows(phone, ['folder:2026', 'file:notes-v2.txt']);
     await openFolder(laptop, '2026');
     await openFolder(phone, '2026');
@@ -212,8 +205,8 @@ describe('live updates across devices', () => {
   });
 
   it('shows a folder moved into another, and tells a device inside a folder moved to the Trash', async () => {
-    await createFolder(laptop, 'Inbox');
-    await createFolder(laptop, 'Archive');
+    await newFolder(laptop, 'Inbox');
+    await newFolder(laptop, 'Archive');
     await shows(phone, ['folder:Inbox', 'folder:Archive', 'file:keep.txt']);
     await move(laptop, ['Inbox'], 'Archive');
     await shows(phone, ['folder:Archive', 'file:keep.txt']);
@@ -235,7 +228,7 @@ describe('live updates across devices', () => {
     await phoneContext.setOffline(true);
     proxy.block();
     proxy.cut();
-    await createFolder(laptop, 'Made offline');
+    await newFolder(laptop, 'Made offline');
     await remove(laptop, ['keep.txt']);
     await upload(laptop, 'offline.txt', 'while the phone was away');
     await phoneContext.setOffline(false);
@@ -250,20 +243,20 @@ describe('live updates across devices', () => {
     proxy.cut();
     await rename(laptop, 'offline.txt', 'slept.txt');
     await remove(laptop, ['Made offline']);
-    await createFolder(laptop, 'Morning');
+    await newFolder(laptop, 'Morning');
     proxy.unblock();
     await cdp.send('Page.setWebLifecycleState', { state: 'active' });
     await shows(phone, ['folder:Morning', 'file:slept.txt']);
     // …and live updates flow again afterwards.
-    await createFolder(laptop, 'Afternoon');
+    await newFolder(laptop, 'Afternoon');
     await shows(phone, ['folder:Afternoon', 'folder:Morning', 'file:slept.txt']);
   });
 
   it('never shows another user’s changes, either way', async () => {
-    await createFolder(stranger, 'Bob only');
+    await newFolder(stranger, 'Bob only');
     await upload(stranger, 'bob.txt', 'bob');
     // Ordered after Bob's changes: once the phone shows this, Bob's would have arrived too.
-    await createFolder(laptop, 'Evening');
+    await newFolder(laptop, 'Evening');
     await shows(phone, ['folder:Afternoon', 'folder:Evening', 'folder:Morning', 'file:slept.txt']);
     await shows(stranger, ['folder:Bob only', 'file:bob.txt']);
     expect(await seenNames(stranger)).toEqual(['Bob only', 'bob.txt']);

@@ -7,22 +7,11 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAccessible } from './axe';
+import { controlled, namesIn, newFolder } from './drive-helpers';
 import { type Stack, signUpNewUser, startStack, watchErrors } from './stack';
 import { rowOf } from './upload-helpers';
 
-const names = (page: Page) =>
-  page.locator('.rows li').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-name')));
-
 const waiting = (page: Page) => page.locator('.rows li:has(.sync-mark)');
-
-async function newFolder(page: Page, name: string) {
-  await page.getByRole('button', { name: 'New folder' }).click();
-  const dialog = page.getByRole('dialog', { name: 'New folder' });
-  await dialog.getByLabel('Folder name').fill(name);
-  await dialog.getByRole('button', { name: 'Create' }).click();
-  await dialog.waitFor({ state: 'detached' });
-  await rowOf(page, name).waitFor();
-}
 
 async function rename(page: Page, from: string, to: string, kind: 'file' | 'folder') {
   await page.getByLabel(`Select ${from}`).check();
@@ -35,15 +24,6 @@ async function rename(page: Page, from: string, to: string, kind: 'file' | 'fold
   await dialog.getByRole('button', { name: 'Rename' }).click();
   await dialog.waitFor({ state: 'detached' });
   await rowOf(page, to).waitFor();
-}
-
-/** Waits until the service worker controls the page, so a reload works offline. */
-async function controlled(page: Page) {
-  await page.evaluate(() => navigator.serviceWorker.ready);
-  if (!(await page.evaluate(() => Boolean(navigator.serviceWorker.controller)))) {
-    await page.reload();
-    await page.getByRole('toolbar', { name: 'Folder actions' }).waitFor();
-  }
 }
 
 describe('changes made offline', () => {
@@ -98,10 +78,10 @@ describe('changes made offline', () => {
     await dialog.waitFor({ state: 'detached' });
     await rowOf(page, 'Docs').waitFor({ state: 'detached' });
 
-    expect(await names(page)).toEqual(
+    expect(await namesIn(page)).toEqual(
       expect.arrayContaining(['Archive', 'Made offline', 'final.txt', 'plan-mine.txt']),
     );
-    expect(await names(page)).not.toContain('Docs');
+    expect(await namesIn(page)).not.toContain('Docs');
     expect(await waiting(page).count()).toBe(3); // final.txt, plan-mine.txt, Made offline
     const status = page.getByRole('status').filter({ hasText: 'made offline wait' });
     expect(await status.textContent()).toBe(

@@ -7,13 +7,11 @@ import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAccessible } from './axe';
+import { controlled, namesIn, newFolder } from './drive-helpers';
 import { makePng } from './png';
 import { type Stack, signUpNewUser, startStack, watchErrors } from './stack';
 
 const shots = fileURLToPath(new URL('../.artifacts/screenshots/', import.meta.url));
-
-const names = (page: Page) =>
-  page.locator('.rows li').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-name')));
 
 /** What this browser keeps for reading offline (IndexedDB `drive-offline`), as text. */
 const kept = (page: Page) =>
@@ -30,26 +28,8 @@ const kept = (page: Page) =>
       }),
   );
 
-async function newFolder(page: Page, name: string) {
-  await page.getByRole('button', { name: 'New folder' }).click();
-  const dialog = page.getByRole('dialog', { name: 'New folder' });
-  await dialog.getByLabel('Folder name').fill(name);
-  await dialog.getByRole('button', { name: 'Create' }).click();
-  await dialog.waitFor({ state: 'detached' });
-  await page.locator(`.rows li[data-name="${name}"]`).waitFor();
-}
-
 const banner = (page: Page) =>
   page.getByRole('status').filter({ hasText: 'Offline. You see your folders and files' });
-
-/** Waits until the app-wide service worker controls the page (it registers after load). */
-async function controlled(page: Page): Promise<string> {
-  await page.evaluate(() => navigator.serviceWorker.ready);
-  if (!(await page.evaluate(() => Boolean(navigator.serviceWorker.controller)))) {
-    await page.reload();
-  }
-  return page.evaluate(() => navigator.serviceWorker.controller?.scriptURL ?? '');
-}
 
 describe('offline and installable', () => {
   let stack: Stack;
@@ -143,7 +123,7 @@ describe('offline and installable', () => {
     await page.reload();
     await banner(page).waitFor();
     await expect
-      .poll(() => names(page), { timeout: 10_000 })
+      .poll(() => namesIn(page), { timeout: 10_000 })
       .toEqual(['Photos', 'Taxes', 'notes.txt', 'unopened.txt', 'wide.png']);
     await page.screenshot({ path: `${shots}offline-files.png` });
     await expectAccessible(page, 'My files offline');

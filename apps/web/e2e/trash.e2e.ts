@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAccessible } from './axe';
+import { namesIn } from './drive-helpers';
 import { type Stack, signIn, signUpNewUser, startStack, watchErrors } from './stack';
 
 const artifacts = fileURLToPath(new URL('../.artifacts/', import.meta.url));
@@ -10,10 +11,6 @@ const shots = `${artifacts}screenshots/`;
 const inputs = `${artifacts}inputs/`;
 
 const row = (page: Page, name: string) => page.locator(`.rows li[data-name="${name}"]`);
-const names = (page: Page) =>
-  page
-    .locator('.rows li[data-name]')
-    .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-name')));
 const toast = (page: Page, text: string | RegExp) =>
   page.getByRole('region', { name: 'Notifications' }).locator('li', { hasText: text });
 
@@ -75,7 +72,7 @@ describe('Trash and Undo, as a new user', () => {
       .getByRole('link', { name: 'My files' })
       .click();
     await expect
-      .poll(() => names(page), { timeout: 10_000 })
+      .poll(() => namesIn(page), { timeout: 10_000 })
       .toEqual(['Projects', 'trash-report.txt']);
   });
 
@@ -105,7 +102,7 @@ describe('Trash and Undo, as a new user', () => {
     await page.keyboard.press('Delete');
     await toast(page, '“Projects” moved to Trash.').waitFor();
     await row(page, 'Projects').waitFor({ state: 'detached' });
-    expect(await names(page)).toEqual(['trash-report.txt']);
+    expect(await namesIn(page)).toEqual(['trash-report.txt']);
   });
 
   it('lists the Trash with where each item was, and when it was deleted', async () => {
@@ -117,7 +114,7 @@ describe('Trash and Undo, as a new user', () => {
       .click();
     await page.getByRole('heading', { name: 'Trash' }).waitFor();
     await expect
-      .poll(() => names(page), { timeout: 10_000 })
+      .poll(() => namesIn(page), { timeout: 10_000 })
       .toEqual(['Projects', 'trash-report.txt']);
     expect(await row(page, 'Projects').locator('.c-type').textContent()).toBe('My files');
     expect(await page.locator('.list-head').textContent()).toContain('Original location');

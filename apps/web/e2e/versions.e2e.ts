@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatBytes } from '../src/format';
 import { loadLocale } from '../src/i18n';
 import { expectAccessible } from './axe';
+import { namesIn } from './drive-helpers';
 import { type Stack, signUpNewUser, startStack, watchErrors } from './stack';
 import { patchOffsets, recordsIn, throttle, tray, upload } from './upload-helpers';
 
@@ -15,10 +16,6 @@ const SECOND = 'second version, longer\n'.repeat(100);
 const MB = 1024 * 1024;
 
 const row = (page: Page, name: string) => page.locator(`.rows li[data-name="${name}"]`);
-const names = (page: Page) =>
-  page
-    .locator('.rows li[data-name]')
-    .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-name')));
 
 describe('Versions, as a new user', () => {
   let stack: Stack;
@@ -60,7 +57,7 @@ describe('Versions, as a new user', () => {
     await ask.getByRole('button', { name: 'Replace' }).click();
     await expect.poll(done, { timeout: 20_000 }).toBe(2);
     // Still one file, now with the second content's size.
-    expect(await names(page)).toEqual(['notes.txt']);
+    expect(await namesIn(page)).toEqual(['notes.txt']);
     await expect
       .poll(() => row(page, 'notes.txt').textContent())
       .toContain(formatBytes(SECOND.length));
