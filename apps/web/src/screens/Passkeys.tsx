@@ -86,7 +86,7 @@ function RenameForm({
       />
       <div className="row-buttons">
         <button type="submit" disabled={busy}>
-          {t('passkeys.save')}
+          {t('form.save')}
         </button>
         <button type="button" onClick={onCancel}>
           {t('dialog.cancel')}
