@@ -237,7 +237,7 @@ export const arScreens: Record<keyof typeof enScreens, string> = {
   'search.modified.day': 'اليوم',
   'search.modified.week': 'آخر 7 أيام',
   'search.modified.month': 'آخر 30 يومًا',
-  'search.modified.year': 'العام الماضي',
+  'search.modified.year': 'آخر سنة',
   'search.size.any': 'أي حجم',
   'search.size.small': 'أقل من 1 ميغابايت',
   'search.size.medium': '1–100 ميغابايت',
