@@ -72,6 +72,15 @@ describe('Languages, as a new user', () => {
     await page.getByRole('link', { name: 'ملفاتي' }).waitFor();
     await expectAccessible(page, 'My files in Arabic, right to left');
 
+    // Search reads Arabic too: its heading, box, the count of results (the "one" form) and a hit.
+    await page.goto(`${new URL(page.url()).origin}/search?q=note`);
+    await page.getByRole('heading', { name: 'البحث', level: 1 }).waitFor();
+    await page.getByPlaceholder('ابحث في الملفات والمجلدات').waitFor();
+    await page.getByText('نتيجة واحدة عن «note»').waitFor();
+    const hits = page.getByRole('list', { name: 'نتائج البحث عن note' });
+    expect(await hits.getByRole('listitem').first().textContent()).toContain('عُدّل في');
+    await expectAccessible(page, 'Search in Arabic, right to left');
+
     // Back to English.
     await page.goto(`${new URL(page.url()).origin}/settings`);
     await page.getByRole('radio', { name: 'English' }).click();

@@ -1,6 +1,7 @@
 import { useMfaChallenge, useSession } from '@app/backend-react';
 import { lazy, type ReactNode, Suspense } from 'react';
 import { Navigate, Route, Routes, useLocation } from 'react-router';
+import { t } from './i18n';
 import { Loading } from './Loading';
 import { wasSignedOutByUser } from './lib/session';
 
@@ -64,9 +65,9 @@ function SignedOutOnly({ children }: { children: ReactNode }) {
 function NotFound() {
   return (
     <main className="centered">
-      <h1>Page not found</h1>
+      <h1>{t('app.notFound')}</h1>
       <p>
-        <a href="/files">Go to your files</a>
+        <a href="/files">{t('app.goFiles')}</a>
       </p>
     </main>
   );

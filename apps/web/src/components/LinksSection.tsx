@@ -1,6 +1,8 @@
 import { useBackendMutation, useBackendQuery } from '@app/backend-react';
 import { useState } from 'react';
-import { formatDate } from '../format';
+import { formatDate, formatNumber } from '../format';
+import { t } from '../i18n';
+import type { MessageKey } from '../i18n/messages/en';
 import { revokeShare } from '../lib/api';
 import type { DriveClient } from '../lib/client-types';
 import {
@@ -16,43 +18,59 @@ import { ErrorText } from './ErrorText';
 import { Field, FormField } from './Form';
 
 const EXPIRY = [
-  { value: '1 hour', label: '1 hour' },
-  { value: '1 day', label: '1 day' },
-  { value: '7 days', label: '7 days' },
-  { value: '30 days', label: '30 days' },
-  { value: 'never', label: 'Never' },
+  { value: '1 hour', label: () => t('links.hours', { count: 1 }) },
+  { value: '1 day', label: () => t('links.days', { count: 1 }) },
+  { value: '7 days', label: () => t('links.days', { count: 7 }) },
+  { value: '30 days', label: () => t('links.days', { count: 30 }) },
+  { value: 'never', label: () => t('links.never') },
 ] as const;
 
-const MODES: { mode: LinkMode; label: string; folderOnly?: boolean }[] = [
-  { mode: 'download', label: 'View and download' },
-  { mode: 'view', label: 'View only' },
-  { mode: 'upload', label: 'Upload only (file request)', folderOnly: true },
+const MODES: { mode: LinkMode; label: MessageKey; folderOnly?: boolean }[] = [
+  { mode: 'download', label: 'links.mode.download' },
+  { mode: 'view', label: 'links.mode.view' },
+  { mode: 'upload', label: 'links.mode.upload', folderOnly: true },
 ];
 
-const SAYS: Record<LinkMode, string> = {
-  download: 'Anyone with this link can view and download',
-  view: 'Anyone with this link can view, not download',
-  upload: 'Anyone with this link can upload files here, and see nothing',
+const SAYS: Record<LinkMode, MessageKey> = {
+  download: 'links.says.download',
+  view: 'links.says.view',
+  upload: 'links.says.upload',
 };
 
 export function shareUrl(token: string): string {
   return `${window.location.origin}/s/${token}`;
 }
 
-function state(link: LinkRow): string {
-  if (link.revoked_at) return 'Revoked';
-  if (link.expires_at && new Date(link.expires_at).getTime() <= Date.now()) return 'Expired';
-  if (link.max_downloads !== null && link.download_count >= link.max_downloads) return 'Used up';
-  return link.expires_at ? `Expires ${formatDate(link.expires_at)}` : 'Never expires';
+/** Whether a link still works (it can be revoked then), and its state in words. */
+function state(link: LinkRow): { live: boolean; text: string } {
+  if (link.revoked_at) return { live: false, text: t('links.revoked') };
+  if (link.expires_at && new Date(link.expires_at).getTime() <= Date.now()) {
+    return { live: false, text: t('links.expired') };
+  }
+  if (link.max_downloads !== null && link.download_count >= link.max_downloads) {
+    return { live: false, text: t('links.usedUp') };
+  }
+  return {
+    live: true,
+    text: link.expires_at
+      ? t('links.expires', { date: formatDate(link.expires_at) })
+      : t('links.neverExpires'),
+  };
 }
 
-const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
-
 function counts(link: LinkRow): string {
-  const visits = plural(link.visit_count, 'visit');
-  if (link.mode === 'upload') return `${visits} · ${plural(link.upload_count, 'upload')}`;
-  const limit = link.max_downloads === null ? '' : ` of ${link.max_downloads}`;
-  return `${visits} · ${plural(link.download_count, 'download')}${limit}`;
+  const visits = t('links.visits', { count: link.visit_count });
+  if (link.mode === 'upload') {
+    return `${visits} · ${t('links.uploads', { count: link.upload_count })}`;
+  }
+  const downloads =
+    link.max_downloads === null
+      ? t('links.downloads', { count: link.download_count })
+      : t('links.downloadsOf', {
+          count: link.download_count,
+          max: formatNumber(link.max_downloads),
+        });
+  return `${visits} · ${downloads}`;
 }
 
 /**
@@ -98,7 +116,7 @@ export function LinksSection({ entry }: { entry: Entry }) {
   };
   return (
     <section aria-labelledby="links-heading">
-      <h3 id="links-heading">Link for anyone</h3>
+      <h3 id="links-heading">{t('links.heading')}</h3>
       <form
         className="share-form"
         onSubmit={(e) => {
@@ -113,31 +131,31 @@ export function LinksSection({ entry }: { entry: Entry }) {
         }}
       >
         <FormField
-          label="Anyone with the link can"
+          label={t('links.can')}
           control={(a) => (
             <select {...a} value={mode} onChange={(e) => setMode(e.target.value as LinkMode)}>
               {MODES.filter((m) => kind === 'folder' || !m.folderOnly).map((m) => (
                 <option key={m.mode} value={m.mode}>
-                  {m.label}
+                  {t(m.label)}
                 </option>
               ))}
             </select>
           )}
         />
         <FormField
-          label="Link expires after"
+          label={t('links.expiresAfter')}
           control={(a) => (
             <select {...a} value={expiry} onChange={(e) => setExpiry(e.target.value)}>
               {EXPIRY.map((o) => (
                 <option key={o.value} value={o.value}>
-                  {o.label}
+                  {o.label()}
                 </option>
               ))}
             </select>
           )}
         />
         <Field
-          label="Password (optional)"
+          label={t('links.password')}
           type="password"
           autoComplete="new-password"
           minLength={4}
@@ -145,7 +163,7 @@ export function LinksSection({ entry }: { entry: Entry }) {
           onChange={setPassword}
         />
         <Field
-          label={mode === 'upload' ? 'Size limit in MB (optional)' : 'Download limit (optional)'}
+          label={mode === 'upload' ? t('links.sizeLimit') : t('links.downloadLimit')}
           type="number"
           min={1}
           step={mode === 'upload' ? 'any' : 1}
@@ -153,29 +171,29 @@ export function LinksSection({ entry }: { entry: Entry }) {
           onChange={setLimit}
         />
         <button type="submit" className="primary" disabled={create.isPending}>
-          Create link
+          {t('links.create')}
         </button>
       </form>
       <ErrorText error={create.error ?? revoke.error ?? links.error} />
       {created ? (
         <div className="share-created">
           <label>
-            <span>{SAYS[created.mode]}</span>
+            <span>{t(SAYS[created.mode])}</span>
             <input
               readOnly
               value={shareUrl(created.token)}
-              aria-label="Share link"
+              aria-label={t('links.shareLink')}
               onFocus={(e) => e.target.select()}
             />
           </label>
           <button type="button" onClick={() => copy(created.token)}>
-            {copied === created.token ? 'Copied' : 'Copy link'}
+            {copied === created.token ? t('links.copied') : t('links.copy')}
           </button>
         </div>
       ) : null}
       {links.data && links.data.length > 0 ? (
         <>
-          <h4>Links</h4>
+          <h4>{t('links.list')}</h4>
           <ul className="shares">
             {links.data.map((s) => (
               <li key={s.id} className="link-row">
@@ -183,17 +201,17 @@ export function LinksSection({ entry }: { entry: Entry }) {
                   …{s.token.slice(-8)}
                 </span>
                 <span>
-                  {MODES.find((m) => m.mode === s.mode)?.label}
-                  {s.has_password ? ' · Password' : ''} · {state(s)}
+                  {t(MODES.find((m) => m.mode === s.mode)?.label ?? 'links.mode.download')}
+                  {s.has_password ? ` · ${t('links.hasPassword')}` : ''} · {state(s).text}
                 </span>
                 <span className="share-counts">{counts(s)}</span>
-                {state(s).startsWith('Expires') || state(s) === 'Never expires' ? (
+                {state(s).live ? (
                   <button
                     type="button"
                     onClick={() => revoke.mutate(s.id)}
-                    aria-label={`Revoke link ending ${s.token.slice(-8)}`}
+                    aria-label={t('links.revokeName', { end: s.token.slice(-8) })}
                   >
-                    Revoke
+                    {t('links.revoke')}
                   </button>
                 ) : (
                   <span />

@@ -4,6 +4,8 @@
  * in the `x-link-session` header — never in the URL). Every rule is the database's; this
  * only calls it.
  */
+import { t } from '../i18n';
+import type { MessageKey } from '../i18n/messages/en';
 import { backendConfig } from './client';
 import type { DriveClient } from './client-types';
 
@@ -97,6 +99,37 @@ export interface LinkFolder {
   files: LinkEntry[];
 }
 
+/** The sentence of each refusal code of the `share` function, in the active language. */
+const REFUSALS: Record<string, MessageKey> = {
+  offline: 'link.error.offline',
+  unavailable: 'link.error.unavailable',
+  misconfigured: 'link.error.unavailable',
+  method_not_allowed: 'link.error.unavailable',
+  invalid_request: 'link.error.invalid_request',
+  password_required: 'link.error.password_required',
+  wrong_password: 'link.error.wrong_password',
+  rate_limited: 'link.error.rate_limited',
+  not_found: 'link.error.not_found',
+  expired: 'link.error.expired',
+  revoked: 'link.error.revoked',
+  exhausted: 'link.error.exhausted',
+  session: 'link.error.session',
+  view_only: 'link.error.view_only',
+  upload_only: 'link.error.upload_only',
+  not_upload: 'link.error.not_upload',
+  item_not_found: 'link.error.item_not_found',
+  too_large: 'link.error.too_large',
+  quota_exceeded: 'link.error.quota_exceeded',
+  invalid_name: 'link.error.invalid_name',
+  upload_incomplete: 'link.error.upload_incomplete',
+};
+
+/** A refusal's sentence: the catalogue's for a known code, else the function's own. */
+function refusalText(code: string, said: string | undefined): string {
+  const key = REFUSALS[code];
+  return key ? t(key) : (said ?? t('link.error.unavailable'));
+}
+
 /** A refusal of the `share` function: its code (`wrong_password`, `expired`, …) and sentence. */
 export class LinkError extends Error {
   constructor(
@@ -128,14 +161,15 @@ export function linkVisitor(token: string) {
         body: JSON.stringify({ ...body, token }),
       });
     } catch {
-      throw new LinkError(0, 'offline', 'The link could not be reached. Check your connection.');
+      throw new LinkError(0, 'offline', refusalText('offline', undefined));
     }
     if (res.ok) return res;
     const b = (await res.json().catch(() => ({}))) as { error?: string; message?: string };
+    const code = b.error ?? 'unavailable';
     throw new LinkError(
       res.status,
-      b.error ?? 'unavailable',
-      b.message ?? 'Sharing is unavailable.',
+      code,
+      refusalText(code, b.message),
       Number(res.headers.get('retry-after')) || null,
     );
   }

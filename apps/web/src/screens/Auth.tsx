@@ -3,6 +3,7 @@ import { type FormEvent, type ReactNode, useEffect, useState } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { Field, Submit } from '../components/Form';
 import { SignOutButton } from '../components/SignOutButton';
+import { t } from '../i18n';
 import type { AuthApi } from '../lib/client-types';
 import { readRecoveryError } from '../lib/recovery';
 import { markSignedIn } from '../lib/session';
@@ -17,7 +18,7 @@ export function AuthCard({ title, children }: { title: string; children: ReactNo
     <main className="auth">
       <div className="auth-card">
         <p className="brand" aria-hidden="true">
-          Drive
+          {t('nav.brand')}
         </p>
         <h1>{title}</h1>
         {children}
@@ -32,13 +33,22 @@ function EmailField(props: {
   onChange(value: string): void;
   error?: string | null;
 }) {
-  return <Field label="Email" name="email" type="email" autoComplete="email" required {...props} />;
+  return (
+    <Field
+      label={t('auth.email')}
+      name="email"
+      type="email"
+      autoComplete="email"
+      required
+      {...props}
+    />
+  );
 }
 
 /** A password field: the current one (sign-in) or a new one, with the rule as its hint. */
 function PasswordField({
   isNew,
-  label = 'Password',
+  label = t('auth.password'),
   ...props
 }: {
   isNew?: boolean;
@@ -54,7 +64,7 @@ function PasswordField({
       type="password"
       autoComplete={isNew ? 'new-password' : 'current-password'}
       required
-      hint={isNew ? `At least ${MIN_PASSWORD} characters.` : undefined}
+      hint={isNew ? t('auth.passwordHint', { min: MIN_PASSWORD }) : undefined}
       {...props}
     />
   );
@@ -67,10 +77,10 @@ function stateEmail(state: unknown): string {
 }
 
 function emailProblem(email: string): string | null {
-  return EMAIL.test(email.trim()) ? null : 'Enter a valid email address.';
+  return EMAIL.test(email.trim()) ? null : t('error.invalid_email');
 }
 function passwordProblem(password: string): string | null {
-  return password.length >= MIN_PASSWORD ? null : `Use at least ${MIN_PASSWORD} characters.`;
+  return password.length >= MIN_PASSWORD ? null : t('auth.passwordShort', { min: MIN_PASSWORD });
 }
 
 export function SignIn() {
@@ -88,27 +98,27 @@ export function SignIn() {
     signIn.mutate({ email: email.trim(), password });
   };
   return (
-    <AuthCard title="Sign in">
+    <AuthCard title={t('auth.signIn')}>
       {expired && !signIn.error ? (
         <p className="notice" role="status">
-          Your session has expired. Sign in again — nothing was lost.
+          {t('error.session_expired')}
         </p>
       ) : null}
       <form onSubmit={submit} noValidate>
         <EmailField value={email} onChange={setEmail} />
         <PasswordField value={password} onChange={setPassword} />
-        <Submit error={signIn.error} pending={signIn.isPending} busy="Signing in…" primary>
-          Sign in
+        <Submit error={signIn.error} pending={signIn.isPending} busy={t('auth.signingIn')} primary>
+          {t('auth.signIn')}
         </Submit>
       </form>
       <ProviderButtons />
       <PasskeySignInButton />
       <p className="links">
-        <Link to="/forgot-password">Forgot your password?</Link>
+        <Link to="/forgot-password">{t('auth.forgot')}</Link>
         <span>
-          New here?{' '}
+          {t('auth.newHere')}{' '}
           <Link to="/sign-up" state={location.state}>
-            Create an account
+            {t('auth.createAccountLink')}
           </Link>
         </span>
       </p>
@@ -148,38 +158,38 @@ export function SignUp() {
   };
   if (confirm) {
     return (
-      <AuthCard title="Check your email">
-        <p>We sent a confirmation link to {email}. Open it to finish creating your account.</p>
+      <AuthCard title={t('auth.checkEmail')}>
+        <p>{t('auth.confirmSent', { email })}</p>
         <p className="links">
-          <Link to="/sign-in">Back to sign in</Link>
+          <Link to="/sign-in">{t('auth.backToSignIn')}</Link>
         </p>
       </AuthCard>
     );
   }
   return (
-    <AuthCard title="Create your account">
+    <AuthCard title={t('auth.createTitle')}>
       <form onSubmit={submit} noValidate>
         <Field
-          label="Display name"
+          label={t('settings.displayName')}
           name="name"
           type="text"
           autoComplete="nickname"
           value={name}
           onChange={setName}
-          hint="Optional, up to 80 characters."
+          hint={t('auth.displayNameHint')}
         />
         <EmailField value={email} onChange={setEmail} error={emailError} />
         <PasswordField isNew value={password} onChange={setPassword} error={passwordError} />
-        <Submit error={signUp.error} pending={signUp.isPending} busy="Creating account…" primary>
-          Create account
+        <Submit error={signUp.error} pending={signUp.isPending} busy={t('auth.creating')} primary>
+          {t('auth.createAccount')}
         </Submit>
       </form>
       <ProviderButtons />
       <p className="links">
         <span>
-          Already have an account?{' '}
+          {t('auth.haveAccount')}{' '}
           <Link to="/sign-in" state={location.state}>
-            Sign in
+            {t('auth.signIn')}
           </Link>
         </span>
       </p>
@@ -206,21 +216,18 @@ export function ForgotPassword() {
     setSent(true);
   };
   return (
-    <AuthCard title="Reset your password">
+    <AuthCard title={t('auth.resetTitle')}>
       {sent ? (
-        <p role="status">
-          If an account exists for {email.trim()}, we sent it an email with a link and a code to
-          reset the password.
-        </p>
+        <p role="status">{t('auth.resetSent', { email: email.trim() })}</p>
       ) : (
         <form onSubmit={submit} noValidate>
           <EmailField value={email} onChange={setEmail} error={problem} />
-          <Submit primary>Send reset email</Submit>
+          <Submit primary>{t('auth.sendReset')}</Submit>
         </form>
       )}
       <p className="links">
-        <Link to="/reset-password">I have a code</Link>
-        <Link to="/sign-in">Back to sign in</Link>
+        <Link to="/reset-password">{t('auth.haveCode')}</Link>
+        <Link to="/sign-in">{t('auth.backToSignIn')}</Link>
       </p>
     </AuthCard>
   );
@@ -258,21 +265,20 @@ export function ResetPassword() {
   if (loading) return null;
   if (!session) {
     return (
-      <AuthCard title="Enter your reset code">
+      <AuthCard title={t('auth.codeTitle')}>
         <form
           noValidate
           onSubmit={(e) => {
             e.preventDefault();
             setLinkState('none');
-            const bad =
-              emailProblem(email) ?? (code.trim() ? null : 'Enter the code from the email.');
+            const bad = emailProblem(email) ?? (code.trim() ? null : t('auth.codeNeeded'));
             setProblem(bad);
             if (!bad) verify.mutate({ email: email.trim(), token: code.trim() });
           }}
         >
           <EmailField value={email} onChange={setEmail} />
           <Field
-            label="Code from the email"
+            label={t('auth.codeLabel')}
             name="code"
             type="text"
             autoComplete="one-time-code"
@@ -283,21 +289,21 @@ export function ResetPassword() {
           />
           <Submit
             error={verify.error || linkState === 'failed'}
-            message="This code is not valid or has expired. Ask for a new email."
+            message={t('auth.codeInvalid')}
             pending={verify.isPending}
             primary
           >
-            Continue
+            {t('auth.continue')}
           </Submit>
         </form>
         <p className="links">
-          <Link to="/forgot-password">Send a new email</Link>
+          <Link to="/forgot-password">{t('auth.sendNew')}</Link>
         </p>
       </AuthCard>
     );
   }
   return (
-    <AuthCard title="Choose a new password">
+    <AuthCard title={t('auth.newPasswordTitle')}>
       <form
         noValidate
         onSubmit={(e) => {
@@ -309,17 +315,17 @@ export function ResetPassword() {
       >
         <PasswordField
           isNew
-          label="New password"
+          label={t('settings.newPassword')}
           value={password}
           onChange={setPassword}
           error={problem}
         />
         <Submit error={update.error} pending={update.isPending} primary>
-          Save password
+          {t('auth.savePassword')}
         </Submit>
       </form>
       <p className="links">
-        <SignOutButton className="link">Cancel</SignOutButton>
+        <SignOutButton className="link">{t('dialog.cancel')}</SignOutButton>
       </p>
     </AuthCard>
   );

@@ -5,6 +5,8 @@ import { ErrorText } from '../components/ErrorText';
 import type { Column } from '../components/FileList';
 import { ViewNav } from '../components/ViewNav';
 import { ViewToggle } from '../components/ViewToggle';
+import { t } from '../i18n';
+import type { MessageKey } from '../i18n/messages/en';
 import { type FileRow, type FolderRow, keys, listAllFolders } from '../lib/api';
 import type { DriveClient } from '../lib/client-types';
 import type { Entry } from '../lib/selection';
@@ -13,18 +15,23 @@ import { useViewMode } from '../lib/view-mode';
 import { listStarred, recentFiles } from '../lib/views-api';
 import { placeOf } from './Trash';
 
-const TEXT = {
+const TEXT: Record<
+  'recent' | 'starred',
+  Record<'title' | 'toolbar' | 'label' | 'empty', MessageKey>
+> = {
   recent: {
-    title: 'Recent',
-    label: 'Recently used files',
-    empty: 'Files you upload, change or open show up here.',
+    title: 'views.recent',
+    toolbar: 'collection.recentToolbar',
+    label: 'collection.recentLabel',
+    empty: 'collection.recentEmpty',
   },
   starred: {
-    title: 'Starred',
-    label: 'Starred items',
-    empty: 'Nothing is starred yet. Add a star from an item’s menu to find it here.',
+    title: 'views.starred',
+    toolbar: 'collection.starredToolbar',
+    label: 'collection.starredLabel',
+    empty: 'collection.starredEmpty',
   },
-} as const;
+};
 
 /** Recent (files changed or opened last) and Starred (starred files and folders). */
 export default function CollectionScreen({ which }: { which: 'recent' | 'starred' }) {
@@ -51,7 +58,7 @@ export default function CollectionScreen({ which }: { which: 'recent' | 'starred
   const list = useMemo(() => ({ total: files.length, rowAt: (i: number) => files[i] }), [files]);
   const location = useMemo<Column>(
     () => ({
-      label: 'Location',
+      label: t('collection.location'),
       value: (e: Entry) => placeOf(e.kind === 'file' ? e.row.folder_id : e.row.parent_id, all),
     }),
     [all],
@@ -60,8 +67,8 @@ export default function CollectionScreen({ which }: { which: 'recent' | 'starred
   return (
     <main className="page files">
       <ViewNav />
-      <h1>{text.title}</h1>
-      <div className="toolbar" role="toolbar" aria-label={`${text.title} actions`}>
+      <h1>{t(text.title)}</h1>
+      <div className="toolbar" role="toolbar" aria-label={t(text.toolbar)}>
         <ViewToggle mode={view} onChange={setView} />
       </div>
       <ErrorText error={items.error ?? allFolders.error} />
@@ -69,7 +76,7 @@ export default function CollectionScreen({ which }: { which: 'recent' | 'starred
         mode="drive"
         folders={folders}
         files={list}
-        label={text.label}
+        label={t(text.label)}
         everything={async () => [
           ...folders.map((row): Entry => ({ kind: 'folder', row })),
           ...files.map((row): Entry => ({ kind: 'file', row })),
@@ -82,7 +89,7 @@ export default function CollectionScreen({ which }: { which: 'recent' | 'starred
         resetKey={which}
         empty={
           <div className="empty">
-            <p>{text.empty}</p>
+            <p>{t(text.empty)}</p>
           </div>
         }
       />

@@ -6,6 +6,8 @@ import {
 } from '@app/backend-react';
 import { useEffect, useRef } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
+import { t } from '../i18n';
+import { rich } from '../i18n/rich';
 import { Loading } from '../Loading';
 import type { DriveClient } from '../lib/client-types';
 import { userErrorOf } from '../lib/use-drive';
@@ -22,7 +24,8 @@ interface Invitation {
   sender_name: string;
 }
 
-const ROLES: Record<string, string> = { viewer: 'Viewer', editor: 'Editor' };
+const roleName = (role: string) =>
+  role === 'viewer' ? t('role.viewer') : role === 'editor' ? t('role.editor') : role;
 
 const hintOf = (error: unknown): string | null =>
   typeof error === 'object' && error !== null && 'hint' in error
@@ -39,11 +42,11 @@ function useInvitation(token: string) {
 
 function Unavailable() {
   return (
-    <AuthCard title="Invitation unavailable">
-      <p role="alert">This invitation was already used or withdrawn.</p>
-      <p>Ask the person who shared with you to share it again.</p>
+    <AuthCard title={t('invite.unavailable')}>
+      <p role="alert">{t('invite.used')}</p>
+      <p>{t('invite.askAgain')}</p>
       <p className="links">
-        <Link to="/files">Go to Drive</Link>
+        <Link to="/files">{t('invite.goDrive')}</Link>
       </p>
     </AuthCard>
   );
@@ -55,7 +58,7 @@ function SignedOut({ token }: { token: string }) {
   if (invitation.isPending) return <Loading />;
   if (invitation.error) {
     return (
-      <AuthCard title="Invitation">
+      <AuthCard title={t('invite.title')}>
         <p role="alert" className="error">
           {userErrorOf(invitation.error).message}
         </p>
@@ -66,21 +69,31 @@ function SignedOut({ token }: { token: string }) {
   if (!it) return <Unavailable />;
   const back = { from: `/invite/${token}`, email: it.email };
   return (
-    <AuthCard title="You’re invited">
+    <AuthCard title={t('invite.invited')}>
       <p>
-        {it.sender_name || 'Someone'} shared the {it.kind} <strong>“{it.item_name}”</strong> with
-        you, as {ROLES[it.role] ?? it.role}.
+        {rich(
+          it.sender_name
+            ? t('invite.shared', {
+                sender: it.sender_name,
+                kind: it.kind,
+                name: it.item_name,
+                role: roleName(it.role),
+              })
+            : t('invite.sharedSomeone', {
+                kind: it.kind,
+                name: it.item_name,
+                role: roleName(it.role),
+              }),
+          [(s) => <strong>{s}</strong>],
+        )}
       </p>
-      <p>
-        Create a Drive account with <strong>{it.email}</strong> to open it, or sign in if you
-        already have one.
-      </p>
+      <p>{rich(t('invite.createWith', { email: it.email }), [(s) => <strong>{s}</strong>])}</p>
       <p className="invite-actions">
         <Link className="button primary" to="/sign-up" state={back}>
-          Create an account
+          {t('auth.createAccountLink')}
         </Link>
         <Link className="button" to="/sign-in" state={back}>
-          Sign in
+          {t('auth.signIn')}
         </Link>
       </p>
     </AuthCard>
@@ -131,12 +144,12 @@ function Accept({ token }: { token: string }) {
   if (accept.error) {
     if (hintOf(accept.error) === 'invitation_not_found') return <Unavailable />;
     return (
-      <AuthCard title="Invitation">
+      <AuthCard title={t('invite.title')}>
         <p role="alert" className="error">
           {userErrorOf(accept.error).message}
         </p>
         <p className="links">
-          <Link to="/files">Go to Drive</Link>
+          <Link to="/files">{t('invite.goDrive')}</Link>
         </p>
       </AuthCard>
     );

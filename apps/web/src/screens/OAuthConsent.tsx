@@ -2,16 +2,18 @@ import { useOAuthConsent } from '@app/backend-react';
 import { useEffect } from 'react';
 import { useSearchParams } from 'react-router';
 import { ErrorText } from '../components/ErrorText';
+import { t } from '../i18n';
+import type { MessageKey } from '../i18n/messages/en';
 import { Loading } from '../Loading';
 import { AuthCard } from './Auth';
 
 /** What each scope lets the other app see, in the user's words. */
-const SCOPES: Record<string, string> = {
-  openid: 'Know who you are on Drive',
-  email: 'See your email address',
-  profile: 'See your name and picture',
-  phone: 'See your phone number',
-  offline_access: 'Stay signed in when you are away',
+const SCOPES: Record<string, MessageKey> = {
+  openid: 'oauth.scope.openid',
+  email: 'oauth.scope.email',
+  profile: 'oauth.scope.profile',
+  phone: 'oauth.scope.phone',
+  offline_access: 'oauth.scope.offline',
 };
 
 /**
@@ -31,24 +33,25 @@ export default function OAuthConsent() {
   }, [granted]);
   if (!params.get('authorization_id')) {
     return (
-      <AuthCard title="Nothing to approve">
-        <p>This link has no authorization request. Start again from the app.</p>
+      <AuthCard title={t('oauth.nothing')}>
+        <p>{t('oauth.noRequest')}</p>
       </AuthCard>
     );
   }
   if (consent.error && !consent.details) {
     return (
-      <AuthCard title="This request is no longer valid">
+      <AuthCard title={t('oauth.invalid')}>
         <ErrorText error={consent.error} />
-        <p>Start again from the app that sent you here.</p>
+        <p>{t('oauth.startAgain')}</p>
       </AuthCard>
     );
   }
   if (!consent.details) return <Loading />;
   const { client, user, scope } = consent.details;
-  const name = client.name || 'An app';
   return (
-    <AuthCard title={`${name} wants to use your Drive account`}>
+    <AuthCard
+      title={client.name ? t('oauth.wants', { name: client.name }) : t('oauth.wantsUnnamed')}
+    >
       {client.uri ? (
         <p>
           <a href={client.uri} rel="noreferrer" target="_blank">
@@ -56,16 +59,16 @@ export default function OAuthConsent() {
           </a>
         </p>
       ) : null}
-      <p>Signed in as {user.email}. It will be able to:</p>
-      <ul aria-label="Permissions">
+      <p>{t('oauth.signedInAs', { email: user.email })}</p>
+      <ul aria-label={t('oauth.permissions')}>
         {scope.split(' ').map((s) => (
-          <li key={s}>{SCOPES[s] ?? s}</li>
+          <li key={s}>{SCOPES[s] ? t(SCOPES[s]) : s}</li>
         ))}
       </ul>
       <ErrorText error={consent.error} />
       <div className="dialog-actions">
         <button type="button" disabled={consent.busy} onClick={() => void consent.deny()}>
-          Deny
+          {t('oauth.deny')}
         </button>
         <button
           type="button"
@@ -73,7 +76,7 @@ export default function OAuthConsent() {
           disabled={consent.busy}
           onClick={() => void consent.approve()}
         >
-          Allow
+          {t('oauth.allow')}
         </button>
       </div>
     </AuthCard>

@@ -9,6 +9,7 @@ import { type FormEvent, useState } from 'react';
 import { ErrorText } from '../components/ErrorText';
 import { Field } from '../components/Form';
 import { formatDate } from '../format';
+import { t } from '../i18n';
 import { markSignedIn } from '../lib/session';
 
 /**
@@ -30,7 +31,7 @@ export function PasskeySignInButton() {
     <div className="passkey-sign-in">
       {(providers.data?.external.length ?? 0) > 0 ? null : (
         <p className="divider">
-          <span>or</span>
+          <span>{t('methods.or')}</span>
         </p>
       )}
       <ErrorText error={passkey.error} />
@@ -43,7 +44,7 @@ export function PasskeySignInButton() {
           });
         }}
       >
-        {passkey.pending ? 'Waiting for your passkey…' : 'Sign in with a passkey'}
+        {passkey.pending ? t('passkeys.waiting') : t('passkeys.signIn')}
       </button>
     </div>
   );
@@ -67,9 +68,9 @@ function RenameForm({
   const submit = (e: FormEvent) => {
     e.preventDefault();
     const trimmed = name.trim();
-    if (!trimmed) return setProblem('Give the passkey a name.');
+    if (!trimmed) return setProblem(t('passkeys.nameEmpty'));
     if (new TextEncoder().encode(trimmed).length > MAX_NAME_BYTES) {
-      return setProblem('Use a shorter name.');
+      return setProblem(t('passkeys.nameLong'));
     }
     setProblem(null);
     onSave(trimmed);
@@ -77,7 +78,7 @@ function RenameForm({
   return (
     <form className="passkey-rename" onSubmit={submit} noValidate>
       <Field
-        label="Passkey name"
+        label={t('passkeys.name')}
         value={name}
         maxLength={MAX_NAME_BYTES}
         error={problem}
@@ -85,10 +86,10 @@ function RenameForm({
       />
       <div className="row-buttons">
         <button type="submit" disabled={busy}>
-          Save
+          {t('form.save')}
         </button>
         <button type="button" onClick={onCancel}>
-          Cancel
+          {t('dialog.cancel')}
         </button>
       </div>
     </form>
@@ -102,14 +103,14 @@ export function PasskeySettings() {
   const [removing, setRemoving] = useState<string | null>(null);
   const [added, setAdded] = useState(false);
   const possible = passkeysPossible();
-  const nameOf = (p: PasskeyLike) => p.friendly_name || 'Passkey';
+  const nameOf = (p: PasskeyLike) => p.friendly_name || t('passkeys.defaultName');
   return (
     <>
-      <p>Sign in with your fingerprint, face or device screen lock instead of your password.</p>
-      {isPending ? <p role="status">Loading…</p> : null}
-      {passkeys && passkeys.length === 0 ? <p>No passkeys yet.</p> : null}
+      <p>{t('passkeys.intro')}</p>
+      {isPending ? <p role="status">{t('settings.loading')}</p> : null}
+      {passkeys && passkeys.length === 0 ? <p>{t('passkeys.none')}</p> : null}
       {passkeys && passkeys.length > 0 ? (
-        <ul className="passkeys" aria-label="Your passkeys">
+        <ul className="passkeys" aria-label={t('passkeys.list')}>
           {passkeys.map((p) => (
             <li key={p.id} data-passkey={p.id}>
               {editing === p.id ? (
@@ -125,8 +126,8 @@ export function PasskeySettings() {
                 />
               ) : removing === p.id ? (
                 <fieldset className="passkey-remove">
-                  <legend>Remove “{nameOf(p)}”?</legend>
-                  <p>You will no longer be able to sign in with it.</p>
+                  <legend>{t('passkeys.removeTitle', { name: nameOf(p) })}</legend>
+                  <p>{t('passkeys.removeHint')}</p>
                   <div className="row-buttons">
                     <button
                       type="button"
@@ -138,10 +139,10 @@ export function PasskeySettings() {
                         });
                       }}
                     >
-                      Remove passkey
+                      {t('passkeys.removeConfirm')}
                     </button>
                     <button type="button" onClick={() => setRemoving(null)}>
-                      Keep it
+                      {t('passkeys.keep')}
                     </button>
                   </div>
                 </fieldset>
@@ -150,30 +151,34 @@ export function PasskeySettings() {
                   <div className="passkey-info">
                     <strong>{nameOf(p)}</strong>
                     <span className="hint">
-                      Added {formatDate(p.created_at)} ·{' '}
-                      {p.last_used_at ? `last used ${formatDate(p.last_used_at)}` : 'not used yet'}
+                      {p.last_used_at
+                        ? t('passkeys.addedUsed', {
+                            added: formatDate(p.created_at),
+                            used: formatDate(p.last_used_at),
+                          })
+                        : t('passkeys.addedUnused', { added: formatDate(p.created_at) })}
                     </span>
                   </div>
                   <div className="row-buttons">
                     <button
                       type="button"
-                      aria-label={`Rename ${nameOf(p)}`}
+                      aria-label={t('passkeys.renameName', { name: nameOf(p) })}
                       onClick={() => {
                         setRemoving(null);
                         setEditing(p.id);
                       }}
                     >
-                      Rename
+                      {t('passkeys.rename')}
                     </button>
                     <button
                       type="button"
-                      aria-label={`Remove ${nameOf(p)}`}
+                      aria-label={t('passkeys.removeName', { name: nameOf(p) })}
                       onClick={() => {
                         setEditing(null);
                         setRemoving(p.id);
                       }}
                     >
-                      Remove
+                      {t('passkeys.remove')}
                     </button>
                   </div>
                 </>
@@ -185,7 +190,7 @@ export function PasskeySettings() {
       <ErrorText error={error} />
       {added && !error ? (
         <p className="ok" role="status">
-          Passkey added. Next time, choose “Sign in with a passkey”.
+          {t('passkeys.added')}
         </p>
       ) : null}
       {possible ? (
@@ -197,13 +202,10 @@ export function PasskeySettings() {
             void add().then(setAdded);
           }}
         >
-          Add a passkey
+          {t('passkeys.add')}
         </button>
       ) : (
-        <p className="hint">
-          Passkeys cannot be added in this browser or at this address (open Drive by its name, e.g.
-          localhost, rather than an IP address).
-        </p>
+        <p className="hint">{t('passkeys.impossible')}</p>
       )}
     </>
   );

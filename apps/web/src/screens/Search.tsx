@@ -11,6 +11,8 @@ import { Link, useNavigate, useSearchParams } from 'react-router';
 import { ErrorText } from '../components/ErrorText';
 import { ViewNav } from '../components/ViewNav';
 import { formatBytes, formatDate } from '../format';
+import { t } from '../i18n';
+import type { MessageKey } from '../i18n/messages/en';
 import type { FileRow, FolderRow } from '../lib/api';
 import { listAllFolders } from '../lib/api';
 import type { DriveClient } from '../lib/client-types';
@@ -31,48 +33,51 @@ const DEBOUNCE_MS = 250;
 
 const FILTERS = {
   type: {
-    label: 'Type',
+    label: 'col.type',
     options: [
-      ['', 'Any type'],
-      ['folder', 'Folders'],
-      ['document', 'Documents'],
-      ['pdf', 'PDFs'],
-      ['spreadsheet', 'Spreadsheets'],
-      ['presentation', 'Presentations'],
-      ['text', 'Text and code'],
-      ['image', 'Images'],
-      ['video', 'Videos'],
-      ['audio', 'Audio'],
+      ['', 'search.type.any'],
+      ['folder', 'search.type.folder'],
+      ['document', 'search.type.document'],
+      ['pdf', 'search.type.pdf'],
+      ['spreadsheet', 'search.type.spreadsheet'],
+      ['presentation', 'search.type.presentation'],
+      ['text', 'search.type.text'],
+      ['image', 'search.type.image'],
+      ['video', 'search.type.video'],
+      ['audio', 'search.type.audio'],
     ],
   },
   owner: {
-    label: 'Owner',
+    label: 'search.owner',
     options: [
-      ['', 'Anyone'],
-      ['mine', 'Owned by me'],
-      ['shared', 'Shared with me'],
+      ['', 'search.owner.any'],
+      ['mine', 'search.owner.mine'],
+      ['shared', 'views.shared'],
     ],
   },
   modified: {
-    label: 'Modified',
+    label: 'col.modified',
     options: [
-      ['', 'Any time'],
-      ['day', 'Today'],
-      ['week', 'Last 7 days'],
-      ['month', 'Last 30 days'],
-      ['year', 'Last year'],
+      ['', 'search.modified.any'],
+      ['day', 'search.modified.day'],
+      ['week', 'search.modified.week'],
+      ['month', 'search.modified.month'],
+      ['year', 'search.modified.year'],
     ],
   },
   size: {
-    label: 'Size',
+    label: 'col.size',
     options: [
-      ['', 'Any size'],
-      ['small', 'Under 1 MB'],
-      ['medium', '1–100 MB'],
-      ['large', 'Over 100 MB'],
+      ['', 'search.size.any'],
+      ['small', 'search.size.small'],
+      ['medium', 'search.size.medium'],
+      ['large', 'search.size.large'],
     ],
   },
-} as const;
+} as const satisfies Record<
+  string,
+  { label: MessageKey; options: readonly (readonly [string, MessageKey])[] }
+>;
 type FilterName = keyof typeof FILTERS;
 
 function Marked({ text }: { text: string }) {
@@ -125,17 +130,21 @@ function ResultPage({
     );
   }
   if (!result.data) {
-    return page === 0 ? <li className="search-status">Searching…</li> : null;
+    return page === 0 ? <li className="search-status">{t('search.searching')}</li> : null;
   }
   return (
     <>
       {result.data.map((hit) => {
         const where = hit.parent_id ? places.get(hit.parent_id)?.name : null;
         const details = [
-          hit.kind === 'folder' ? 'Folder' : formatBytes(Number(hit.size ?? 0)),
-          `Modified ${formatDate(hit.updated_at)}`,
-          where ? `in ${where}` : hit.owner_id === me ? 'in My files' : null,
-          hit.owner_id === me ? null : 'Shared with me',
+          hit.kind === 'folder' ? t('type.folder') : formatBytes(Number(hit.size ?? 0)),
+          t('item.modified', { date: formatDate(hit.updated_at) }),
+          where
+            ? t('search.inFolder', { name: where })
+            : hit.owner_id === me
+              ? t('search.inMyFiles')
+              : null,
+          hit.owner_id === me ? null : t('views.shared'),
         ].filter(Boolean);
         return (
           <li key={`${hit.kind}:${hit.id}`} className="search-hit">
@@ -247,14 +256,14 @@ export default function SearchScreen() {
   return (
     <main className="page search-page">
       <ViewNav />
-      <h1>Search</h1>
-      <search className="search-form" aria-label="Search files and folders">
+      <h1>{t('search.title')}</h1>
+      <search className="search-form" aria-label={t('search.filesFolders')}>
         <label className="search">
-          <span className="sr-only">Search files and folders, by name or content</span>
+          <span className="sr-only">{t('files.searchLabel')}</span>
           <input
             ref={input}
             type="search"
-            placeholder="Search files and folders"
+            placeholder={t('search.filesFolders')}
             value={text}
             onChange={(e) => setText(e.target.value)}
           />
@@ -262,7 +271,7 @@ export default function SearchScreen() {
         <div className="search-filters">
           {(Object.keys(FILTERS) as FilterName[]).map((name) => (
             <label key={name} htmlFor={`${filterId}-${name}`}>
-              <span>{FILTERS[name].label}</span>
+              <span>{t(FILTERS[name].label)}</span>
               <select
                 id={`${filterId}-${name}`}
                 value={params.get(name) ?? ''}
@@ -270,7 +279,7 @@ export default function SearchScreen() {
               >
                 {FILTERS[name].options.map(([value, label]) => (
                   <option key={value} value={value}>
-                    {label}
+                    {t(label)}
                   </option>
                 ))}
               </select>
@@ -285,10 +294,10 @@ export default function SearchScreen() {
             {lastCount === undefined
               ? ''
               : total === 0
-                ? `Nothing matches “${q}”.`
-                : `${total}${done ? '' : '+'} result${total === 1 ? '' : 's'} for “${q}”`}
+                ? t('search.nothing', { q })
+                : t(done ? 'search.results' : 'search.resultsMore', { count: total, q })}
           </p>
-          <ul className="search-results" aria-label={`Search results for ${q}`}>
+          <ul className="search-results" aria-label={t('search.resultsLabel', { q })}>
             {Array.from({ length: pages }, (_, page) => (
               <ResultPage
                 // biome-ignore lint/suspicious/noArrayIndexKey: a page is its index.
@@ -305,13 +314,13 @@ export default function SearchScreen() {
           </ul>
           {lastCount === SEARCH_PAGE ? (
             <button type="button" onClick={() => setPages((p) => p + 1)}>
-              More results
+              {t('search.more')}
             </button>
           ) : null}
         </>
       ) : (
         <p className="search-status">
-          Type a word of a name or of a document’s text. <Link to="/files">Back to My files</Link>
+          {t('search.hint')} <Link to="/files">{t('files.backHome')}</Link>
         </p>
       )}
       {preview ? (

@@ -1,6 +1,7 @@
 import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
 import { useParams } from 'react-router';
 import { Field } from '../components/Form';
+import { t } from '../i18n';
 import { Loading } from '../Loading';
 import { LinkError, linkVisitor, type OpenedLink } from '../lib/links-api';
 
@@ -30,7 +31,9 @@ export default function SharePage() {
         setOpened(await visitor.open(password));
         setError(null);
       } catch (e) {
-        setError(e instanceof LinkError ? e : new LinkError(0, 'unavailable', String(e)));
+        setError(
+          e instanceof LinkError ? e : new LinkError(0, 'unavailable', t('link.error.unavailable')),
+        );
       } finally {
         setPending(false);
       }
@@ -46,11 +49,11 @@ export default function SharePage() {
   return (
     <main className="auth">
       <div className={`auth-card share-page${wide ? ' link-page' : ''}`}>
-        <p className="brand">Drive</p>
+        <p className="brand">{t('nav.brand')}</p>
         {pending && !opened && !error ? <Loading /> : null}
         {error && !asksPassword ? (
           <>
-            <h1>{GONE.has(error.code) ? 'Link no longer available' : 'Link unavailable'}</h1>
+            <h1>{GONE.has(error.code) ? t('share.gone') : t('share.unavailable')}</h1>
             <p role="alert" className="error">
               {error.message}
             </p>
@@ -96,10 +99,10 @@ function PasswordForm({
         onSubmit(password);
       }}
     >
-      <h1>This link needs a password</h1>
-      <p className="hint">Ask the person who sent it for the password.</p>
+      <h1>{t('share.needsPassword')}</h1>
+      <p className="hint">{t('share.askPassword')}</p>
       <Field
-        label="Password"
+        label={t('auth.password')}
         type="password"
         name="link-password"
         autoComplete="off"
@@ -110,7 +113,7 @@ function PasswordForm({
         alert
       />
       <button type="submit" className="primary" disabled={pending || !password}>
-        Open
+        {t('share.open')}
       </button>
     </form>
   );

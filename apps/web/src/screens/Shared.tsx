@@ -6,6 +6,7 @@ import type { Column } from '../components/FileList';
 import { ViewNav } from '../components/ViewNav';
 import { ViewToggle } from '../components/ViewToggle';
 import { formatDate } from '../format';
+import { t } from '../i18n';
 import { type FileRow, type FolderRow, keys, listAllFolders } from '../lib/api';
 import type { DriveClient } from '../lib/client-types';
 import type { Entry } from '../lib/selection';
@@ -13,7 +14,7 @@ import { listSharedWithMe, type SharedItem } from '../lib/sharing-api';
 import { usePictures } from '../lib/thumbnails';
 import { useViewMode } from '../lib/view-mode';
 
-const ROLE = { editor: 'Editor', viewer: 'Viewer' } as const;
+const ROLE = { editor: 'role.editor', viewer: 'role.viewer' } as const;
 
 /**
  * "Shared with me": files and folders others shared with me directly, with their owner, my
@@ -37,24 +38,32 @@ export default function SharedScreen() {
   const list = useMemo(() => ({ total: files.length, rowAt: (i: number) => files[i] }), [files]);
   const owner = useMemo<Column>(
     () => ({
-      label: 'Owner and role',
+      label: t('shared.ownerRole'),
       value: (e: Entry) => {
         const item = items?.get(e.row.id);
-        return item ? `${item.owner_name || item.owner_email} · ${ROLE[item.role]}` : '';
+        return item
+          ? t('shared.ownerAndRole', {
+              owner: item.owner_name || item.owner_email,
+              role: t(ROLE[item.role]),
+            })
+          : '';
       },
     }),
     [items],
   );
   const sharedAt = useMemo<Column>(
-    () => ({ label: 'Shared', value: (e: Entry) => formatDate(items?.get(e.row.id)?.shared_at) }),
+    () => ({
+      label: t('shared.sharedAt'),
+      value: (e: Entry) => formatDate(items?.get(e.row.id)?.shared_at),
+    }),
     [items],
   );
   const roles = [...(items?.values() ?? [])].map((i) => i.role);
   return (
     <main className="page files">
       <ViewNav />
-      <h1>Shared with me</h1>
-      <div className="toolbar" role="toolbar" aria-label="Shared with me actions">
+      <h1>{t('views.shared')}</h1>
+      <div className="toolbar" role="toolbar" aria-label={t('shared.toolbar')}>
         <ViewToggle mode={view} onChange={setView} />
       </div>
       <ErrorText error={shared.error ?? allFolders.error} />
@@ -62,7 +71,7 @@ export default function SharedScreen() {
         mode="drive"
         folders={folders}
         files={list}
-        label="Items shared with me"
+        label={t('shared.items')}
         everything={async () => [
           ...folders.map((row): Entry => ({ kind: 'folder', row })),
           ...files.map((row): Entry => ({ kind: 'file', row })),
@@ -77,10 +86,7 @@ export default function SharedScreen() {
         role={roles.includes('viewer') ? 'viewer' : 'editor'}
         empty={
           <div className="empty">
-            <p>
-              Nothing is shared with you yet. When someone shares a file or folder with you, it
-              shows up here.
-            </p>
+            <p>{t('shared.empty')}</p>
           </div>
         }
       />

@@ -1,6 +1,8 @@
 import { type IdentityLike, useAuth, useAuthProviders, useIdentities } from '@app/backend-react';
 import { useEffect, useState } from 'react';
 import { ErrorText } from '../components/ErrorText';
+import { t } from '../i18n';
+import { rich } from '../i18n/rich';
 import type { AuthApi } from '../lib/client-types';
 import { providerName, readProviderError } from '../lib/providers';
 
@@ -47,7 +49,7 @@ export function ProviderButtons() {
       {list.length > 0 ? (
         <>
           <p className="divider">
-            <span>or</span>
+            <span>{t('methods.or')}</span>
           </p>
           <ul>
             {list.map((p) => (
@@ -59,7 +61,9 @@ export function ProviderButtons() {
                   disabled={going !== null}
                   onClick={() => void start(p)}
                 >
-                  {going === p ? `Opening ${providerName(p)}…` : `Continue with ${providerName(p)}`}
+                  {going === p
+                    ? t('methods.opening', { provider: providerName(p) })
+                    : t('methods.continueWith', { provider: providerName(p) })}
                 </button>
               </li>
             ))}
@@ -72,9 +76,9 @@ export function ProviderButtons() {
 
 const methodName = (identity: IdentityLike) =>
   identity.provider === 'email'
-    ? 'Email and password'
+    ? t('methods.emailPassword')
     : identity.provider === 'phone'
-      ? 'Phone'
+      ? t('methods.phone')
       : providerName(identity.provider);
 
 /**
@@ -103,7 +107,7 @@ export function SignInMethods() {
   };
   return (
     <>
-      <p>The ways you can sign in to this account.</p>
+      <p>{t('methods.intro')}</p>
       <ErrorText error={query.error} />
       {identities ? (
         <ul className="methods">
@@ -123,14 +127,16 @@ export function SignInMethods() {
                     unlink.mutate(identity);
                   }}
                 >
-                  Unlink<span className="sr-only"> {name}</span>
+                  {rich(t('methods.unlink', { name }), [
+                    (s) => <span className="sr-only">{s}</span>,
+                  ])}
                 </button>
               </li>
             );
           })}
         </ul>
       ) : (
-        <p role="status">Loading…</p>
+        <p role="status">{t('settings.loading')}</p>
       )}
       <ErrorText error={unlink.error ?? linkError ?? returned} />
       {available.length > 0 ? (
@@ -142,7 +148,9 @@ export function SignInMethods() {
               disabled={linking !== null}
               onClick={() => void startLink(p)}
             >
-              {linking === p ? `Opening ${providerName(p)}…` : `Link ${providerName(p)}`}
+              {linking === p
+                ? t('methods.opening', { provider: providerName(p) })
+                : t('methods.link', { provider: providerName(p) })}
             </button>
           ))}
         </div>

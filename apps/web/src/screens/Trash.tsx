@@ -24,7 +24,7 @@ export function placeOf(parent: string | null, folders: FolderRow[]): string {
     names.unshift(current.name);
     current = current.parent_id ? byId.get(current.parent_id) : undefined;
   }
-  return ['My files', ...names].join(' › ');
+  return [t('views.myFiles'), ...names].join(' › ');
 }
 
 /**

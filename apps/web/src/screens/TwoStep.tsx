@@ -11,6 +11,7 @@ import { type FormEvent, useState } from 'react';
 import { ErrorText } from '../components/ErrorText';
 import { Field, Submit } from '../components/Form';
 import { SignOutButton } from '../components/SignOutButton';
+import { t } from '../i18n';
 import type { AuthApi } from '../lib/client-types';
 import { AuthCard } from './Auth';
 
@@ -18,7 +19,7 @@ import { AuthCard } from './Auth';
 function CodeField({ value, onChange }: { value: string; onChange: (v: string) => void }) {
   return (
     <Field
-      label="6-digit code"
+      label={t('twoStep.codeLabel')}
       name="code"
       value={value}
       inputMode="numeric"
@@ -44,17 +45,22 @@ export function CodeStep({ step }: { step: MfaChallenge }) {
     });
   };
   return (
-    <AuthCard title="2-step verification">
-      <p>Enter the 6-digit code from your authenticator app.</p>
+    <AuthCard title={t('settings.twoStep')}>
+      <p>{t('twoStep.enterCode')}</p>
       <form onSubmit={submit} noValidate>
         <CodeField value={code} onChange={setCode} />
-        <Submit error={step.error} pending={step.status === 'verifying'} busy="Checking…" primary>
-          Verify
+        <Submit
+          error={step.error}
+          pending={step.status === 'verifying'}
+          busy={t('twoStep.checking')}
+          primary
+        >
+          {t('twoStep.verify')}
         </Submit>
       </form>
       <p className="links">
         <SignOutButton className="link" scope="local">
-          Sign in with a different account
+          {t('twoStep.otherAccount')}
         </SignOutButton>
       </p>
     </AuthCard>
@@ -71,7 +77,7 @@ export function TwoStepSettings() {
   const factors = useBackendQuery(FACTORS_KEY(uid), () => auth.mfa.listFactors(), {
     enabled: Boolean(uid),
   });
-  const enrollment = useMfaEnrollment({ friendlyName: 'Authenticator app' });
+  const enrollment = useMfaEnrollment({ friendlyName: t('twoStep.factorName') });
   const [code, setCode] = useState('');
   const turnOff = useBackendMutation(
     async () => {
@@ -88,17 +94,16 @@ export function TwoStepSettings() {
   );
   const on = (factors.data?.totp.length ?? 0) > 0;
 
-  if (factors.isPending) return <p role="status">Loading…</p>;
+  if (factors.isPending) return <p role="status">{t('settings.loading')}</p>;
   if (on) {
     return (
       <>
         <p>
-          <strong>On.</strong> When you sign in, Drive asks for a code from your authenticator app
-          after your password.
+          <strong>{t('twoStep.on')}</strong> {t('twoStep.onHint')}
         </p>
         <ErrorText error={turnOff.error} />
         <button type="button" onClick={() => turnOff.mutate()} disabled={turnOff.isPending}>
-          Turn off 2-step verification
+          {t('twoStep.turnOff')}
         </button>
       </>
     );
@@ -107,8 +112,7 @@ export function TwoStepSettings() {
     return (
       <>
         <p>
-          <strong>Off.</strong> Protect your files with a code from an authenticator app (such as
-          Google Authenticator, 1Password or Authy) each time you sign in.
+          <strong>{t('twoStep.off')}</strong> {t('twoStep.offHint')}
         </p>
         <ErrorText error={enrollment.error ?? factors.error} />
         <button
@@ -116,7 +120,7 @@ export function TwoStepSettings() {
           onClick={() => void enrollment.start()}
           disabled={enrollment.status === 'enrolling'}
         >
-          {enrollment.status === 'enrolling' ? 'Preparing…' : 'Turn on 2-step verification'}
+          {enrollment.status === 'enrolling' ? t('twoStep.preparing') : t('twoStep.turnOnFull')}
         </button>
       </>
     );
@@ -134,29 +138,24 @@ export function TwoStepSettings() {
     >
       <ol>
         <li>
-          Scan this QR code with your authenticator app.
+          {t('twoStep.scan')}
           {enrollment.qrCode ? (
-            <img
-              className="qr"
-              src={enrollment.qrCode}
-              alt="QR code to scan with your authenticator app"
-            />
+            <img className="qr" src={enrollment.qrCode} alt={t('twoStep.qrAlt')} />
           ) : null}
           <span className="hint">
-            Can’t scan it? Enter this key instead:{' '}
-            <code data-testid="totp-secret">{enrollment.secret}</code>
+            {t('twoStep.cantScan')} <code data-testid="totp-secret">{enrollment.secret}</code>
           </span>
         </li>
-        <li>Enter the 6-digit code the app shows.</li>
+        <li>{t('twoStep.enterShown')}</li>
       </ol>
       <CodeField value={code} onChange={setCode} />
       <ErrorText error={enrollment.error} />
       <div className="row-buttons">
         <button type="submit" className="primary" disabled={enrollment.status === 'verifying'}>
-          {enrollment.status === 'verifying' ? 'Checking…' : 'Turn on'}
+          {enrollment.status === 'verifying' ? t('twoStep.checking') : t('twoStep.turnOn')}
         </button>
         <button type="button" onClick={() => void enrollment.cancel()}>
-          Cancel
+          {t('dialog.cancel')}
         </button>
       </div>
     </form>

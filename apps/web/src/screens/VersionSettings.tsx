@@ -1,6 +1,7 @@
 import { useBackendMutation, useBackendQuery, useUser } from '@app/backend-react';
 import { type FormEvent, useEffect, useState } from 'react';
 import { Field, Submit } from '../components/Form';
+import { t } from '../i18n';
 import type { DriveClient } from '../lib/client-types';
 
 interface Retention {
@@ -40,7 +41,7 @@ export function VersionSettings() {
     { invalidates: [key] },
   );
   // The form shows once the stored values are in (typing earlier would be overwritten).
-  if (stored.isPending) return <p role="status">Loading…</p>;
+  if (stored.isPending) return <p role="status">{t('settings.loading')}</p>;
   return (
     <form
       onSubmit={(e: FormEvent) => {
@@ -48,9 +49,9 @@ export function VersionSettings() {
         save.mutate({ keep_days: Number(days), keep_versions: Number(count) });
       }}
     >
-      <p>Older versions of your files are kept until either limit is reached.</p>
+      <p>{t('versions.intro')}</p>
       <Field
-        label="Keep versions for (days)"
+        label={t('versions.days')}
         type="number"
         min={1}
         max={3650}
@@ -59,7 +60,7 @@ export function VersionSettings() {
         onChange={setDays}
       />
       <Field
-        label="Keep at most (versions per file)"
+        label={t('versions.count')}
         type="number"
         min={1}
         max={1000}
@@ -72,13 +73,13 @@ export function VersionSettings() {
         note={
           save.isSuccess ? (
             <p className="ok" role="status">
-              Saved.
+              {t('settings.saved')}
             </p>
           ) : null
         }
         pending={save.isPending}
       >
-        Save
+        {t('form.save')}
       </Submit>
     </form>
   );

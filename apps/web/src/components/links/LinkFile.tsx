@@ -1,13 +1,14 @@
 import { useState } from 'react';
 import { formatBytes, formatDate } from '../../format';
+import { t } from '../../i18n';
 import type { LinkVisitor, OpenedLink } from '../../lib/links-api';
 import { LinkPreview, messageOf, startDownload } from './shared';
 
 /** Until when a link works, in a sentence. */
 export function validity(link: OpenedLink): string {
   return link.expiresAt
-    ? `Link valid until ${formatDate(link.expiresAt)}.`
-    : 'This link does not expire.';
+    ? t('link.validUntil', { date: formatDate(link.expiresAt) })
+    : t('link.noExpiry');
 }
 
 /** A linked file: its preview and, unless the link is view-only, its download. */
@@ -41,7 +42,7 @@ export default function LinkFile({ link, visitor }: { link: OpenedLink; visitor:
       <LinkPreview file={file} visitor={visitor} />
       <p className="hint">
         {validity(link)}
-        {link.mode === 'view' ? ' View only: this link gives no download.' : ''}
+        {link.mode === 'view' ? ` ${t('link.viewOnly')}` : ''}
       </p>
       {error ? (
         <p className="error" role="alert">
@@ -50,7 +51,7 @@ export default function LinkFile({ link, visitor }: { link: OpenedLink; visitor:
       ) : null}
       {link.mode === 'download' ? (
         <button type="button" className="primary" disabled={busy} onClick={() => void download()}>
-          Download
+          {t('link.download')}
         </button>
       ) : null}
     </>

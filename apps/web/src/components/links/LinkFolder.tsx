@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { formatBytes, formatDate } from '../../format';
+import { t } from '../../i18n';
 import type {
   LinkEntry,
   LinkVisitor,
@@ -67,10 +68,10 @@ export default function LinkFolder({ link, visitor }: { link: OpenedLink; visito
       <h1>{here}</h1>
       <p className="hint">
         {validity(link)}
-        {downloads ? '' : ' View only: this link gives no download.'}
+        {downloads ? '' : ` ${t('link.viewOnly')}`}
       </p>
       {listing && listing.path.length > 1 ? (
-        <nav aria-label="Folder path" className="crumbs">
+        <nav aria-label={t('link.folderPath')} className="crumbs">
           <ol>
             {listing.path.map((p, i) => (
               <li key={p.id}>
@@ -92,14 +93,14 @@ export default function LinkFolder({ link, visitor }: { link: OpenedLink; visito
         </p>
       ) : null}
       {listing ? (
-        <ul className="link-entries" aria-label={`Contents of ${here}`}>
+        <ul className="link-entries" aria-label={t('files.contents', { name: here })}>
           {listing.folders.map((f) => (
             <li key={f.id}>
               <button type="button" className="link" onClick={() => setFolder(f.id)}>
                 <span aria-hidden="true">📁 </span>
                 {f.name}
               </button>
-              <span className="hint">Folder</span>
+              <span className="hint">{t('type.folder')}</span>
             </li>
           ))}
           {listing.files.map((f) => (
@@ -107,7 +108,7 @@ export default function LinkFolder({ link, visitor }: { link: OpenedLink; visito
               <button
                 type="button"
                 className="link"
-                aria-label={`Preview ${f.name}`}
+                aria-label={t('link.previewName', { name: f.name })}
                 onClick={() => setPreviewed(f)}
               >
                 {f.name}
@@ -116,31 +117,31 @@ export default function LinkFolder({ link, visitor }: { link: OpenedLink; visito
               {downloads ? (
                 <button
                   type="button"
-                  aria-label={`Download ${f.name}`}
+                  aria-label={t('link.downloadName', { name: f.name })}
                   disabled={busy}
                   onClick={() => void download(f)}
                 >
-                  Download
+                  {t('link.download')}
                 </button>
               ) : null}
             </li>
           ))}
           {listing.folders.length + listing.files.length === 0 ? (
-            <li className="hint">This folder is empty.</li>
+            <li className="hint">{t('files.empty')}</li>
           ) : null}
         </ul>
       ) : null}
       {downloads && listing ? (
         <button type="button" className="primary" disabled={busy} onClick={() => void zip()}>
-          Download “{here}” as zip
+          {t('link.zip', { name: here })}
         </button>
       ) : null}
       {previewed ? (
         <Dialog title={previewed.name} onClose={() => setPreviewed(null)} wide>
           <LinkPreview file={{ ...previewed, size: Number(previewed.size) }} visitor={visitor} />
           <p className="hint">
-            {formatBytes(Number(previewed.size))} · {previewed.mime_type} · Modified{' '}
-            {formatDate(previewed.updated_at)}
+            {formatBytes(Number(previewed.size))} · {previewed.mime_type} ·{' '}
+            {t('item.modified', { date: formatDate(previewed.updated_at) })}
           </p>
           {downloads ? (
             <div className="dialog-actions">
@@ -150,7 +151,7 @@ export default function LinkFolder({ link, visitor }: { link: OpenedLink; visito
                 disabled={busy}
                 onClick={() => void download(previewed)}
               >
-                Download
+                {t('link.download')}
               </button>
             </div>
           ) : null}

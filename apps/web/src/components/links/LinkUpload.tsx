@@ -1,7 +1,8 @@
 import { useBackendClient } from '@app/backend-react';
 import type { ResumableUpload, ResumableUploadOptions } from '@app/backend-sdk/tus';
 import { useRef, useState } from 'react';
-import { formatBytes } from '../../format';
+import { formatBytes, formatNumber } from '../../format';
+import { t } from '../../i18n';
 import type { DriveClient } from '../../lib/client-types';
 import type { LinkVisitor, OpenedLink } from '../../lib/links-api';
 import { validity } from './LinkFile';
@@ -89,15 +90,16 @@ export default function LinkUpload({
 
   return (
     <>
-      <h1>Upload files to “{link.name}”</h1>
+      <h1>{t('link.uploadTo', { name: link.name })}</h1>
       <p className="hint">
-        The files go to the person who sent you this link. You will not see what is in the folder,
-        nor what others sent.
-        {link.maxUploadBytes ? ` Up to ${formatBytes(Number(link.maxUploadBytes))} in all.` : ''}{' '}
+        {t('link.uploadHint')}
+        {link.maxUploadBytes
+          ? ` ${t('link.uploadCap', { size: formatBytes(Number(link.maxUploadBytes)) })}`
+          : ''}{' '}
         {validity(link)}
       </p>
       <label className="button primary upload-pick">
-        Choose files
+        {t('link.choose')}
         <input
           type="file"
           multiple
@@ -110,29 +112,42 @@ export default function LinkUpload({
         />
       </label>
       {sent.length > 0 ? (
-        <ul className="link-entries" aria-label="Your uploads">
+        <ul className="link-entries" aria-label={t('link.yourUploads')}>
           {sent.map((s) => (
             <li key={s.id} data-state={s.state}>
               <span>{s.name}</span>
               {s.state === 'uploading' || s.state === 'paused' ? (
                 <span className="link-progress">
-                  <progress aria-label={`Uploading ${s.name}`} max={s.size || 1} value={s.bytes} />
+                  <progress
+                    aria-label={t('link.uploading', { name: s.name })}
+                    max={s.size || 1}
+                    value={s.bytes}
+                  />
                   <span className="pct">
-                    {s.state === 'paused' ? 'Paused · ' : ''}
-                    {Math.floor((s.bytes / (s.size || 1)) * 100)}%
+                    {t(s.state === 'paused' ? 'link.pausedPercent' : 'link.percent', {
+                      pct: formatNumber(Math.floor((s.bytes / (s.size || 1)) * 100)),
+                    })}
                   </span>
                   {!s.started ? null : s.state === 'uploading' ? (
-                    <button type="button" aria-label={`Pause ${s.name}`} onClick={() => pause(s)}>
-                      Pause
+                    <button
+                      type="button"
+                      aria-label={t('link.pauseName', { name: s.name })}
+                      onClick={() => pause(s)}
+                    >
+                      {t('link.pause')}
                     </button>
                   ) : (
-                    <button type="button" aria-label={`Resume ${s.name}`} onClick={() => resume(s)}>
-                      Resume
+                    <button
+                      type="button"
+                      aria-label={t('link.resumeName', { name: s.name })}
+                      onClick={() => resume(s)}
+                    >
+                      {t('link.resume')}
                     </button>
                   )}
                 </span>
               ) : null}
-              {s.state === 'done' ? <span>Uploaded</span> : null}
+              {s.state === 'done' ? <span>{t('link.uploaded')}</span> : null}
               {s.state === 'failed' ? (
                 <span className="error" role="alert">
                   {s.error}

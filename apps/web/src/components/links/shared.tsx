@@ -4,6 +4,7 @@
  * a download, and the sentence of a refusal.
  */
 import { useEffect, useState } from 'react';
+import { t } from '../../i18n';
 import { LinkError, type LinkVisitor } from '../../lib/links-api';
 import { kindOf, MediaView } from '../media';
 
@@ -19,7 +20,7 @@ export interface PreviewedFile {
 
 /** The sentence for a failed call. */
 export function messageOf(error: unknown): string {
-  return error instanceof LinkError ? error.message : 'Something went wrong. Try again.';
+  return error instanceof LinkError ? error.message : t('link.error.other');
 }
 
 /** Starts the browser's download of a signed URL (it answers as an attachment). */
@@ -72,9 +73,7 @@ export function LinkPreview({ file, visitor }: { file: PreviewedFile; visitor: L
           download={false}
         />
       ) : (
-        <p className="hint">
-          {kind === 'other' ? 'No preview for this type of file.' : 'Too large to preview here.'}
-        </p>
+        <p className="hint">{kind === 'other' ? t('link.noPreview') : t('link.tooLarge')}</p>
       )}
     </div>
   );
