@@ -1,2 +1,102 @@
 // English messages of the components and lib helpers (src/components, src/lib); spread into `en.ts`.
-export const enParts = {} as const;
+export const enParts = {
+  // ActivityPanel: `by` is `me` or `other`; `target` (who was given or lost access) too.
+  'activity.title': 'Activity of “{name}”',
+  'activity.none': 'No activity in the last 90 days.',
+  'activity.list': 'Activity, newest first',
+  'activity.showMore': 'Show more',
+  'activity.justNow': 'just now',
+  'activity.someone': 'Someone',
+  'activity.anItem': 'an item',
+  'activity.place.folder': '“{name}”',
+  'activity.place.mine': 'My files',
+  'activity.place.owners': 'the owner’s files',
+  'activity.place.hidden': 'a folder you cannot see',
+  'activity.created':
+    '{by, select, me {You created the folder “{item}”} other {{actor} created the folder “{item}”}}',
+  'activity.uploaded': '{by, select, me {You uploaded “{item}”} other {{actor} uploaded “{item}”}}',
+  'activity.renamed':
+    '{by, select, me {You renamed “{from}” to “{to}”} other {{actor} renamed “{from}” to “{to}”}}',
+  'activity.moved':
+    '{by, select, me {You moved “{item}” from {from} to {to}} other {{actor} moved “{item}” from {from} to {to}}}',
+  'activity.trashed':
+    '{by, select, me {You moved “{item}” to the Trash} other {{actor} moved “{item}” to the Trash}}',
+  'activity.restored': '{by, select, me {You restored “{item}”} other {{actor} restored “{item}”}}',
+  'activity.versionUploaded':
+    '{by, select, me {You uploaded a new version of “{item}”} other {{actor} uploaded a new version of “{item}”}}',
+  'activity.versionRestored':
+    '{by, select, me {You restored a version of “{item}”} other {{actor} restored a version of “{item}”}}',
+  'activity.versionDeleted':
+    '{by, select, me {You deleted an older version of “{item}”} other {{actor} deleted an older version of “{item}”}}',
+  'activity.shared':
+    '{by, select, me {You} other {{actor}}} shared “{item}” with {target, select, me {you} other {{email}}} as {role, select, editor {Editor} other {Viewer}}',
+  'activity.invited':
+    '{by, select, me {You} other {{actor}}} invited {target, select, me {you} other {{email}}} to “{item}” as {role, select, editor {Editor} other {Viewer}}',
+  'activity.roleChanged':
+    '{by, select, me {You} other {{actor}}} made {target, select, me {you} other {{email}}} {role, select, editor {an Editor} other {a Viewer}} of “{item}”',
+  'activity.left': '{by, select, me {You left “{item}”} other {{actor} left “{item}”}}',
+  'activity.removed':
+    '{by, select, me {You} other {{actor}}} removed {target, select, me {your} other {{email}’s}} access to “{item}”',
+  // VersionsPanel: `by` is `me`, `other` (then `name`) or `someone`; `when` is the time.
+  'versions.title': 'Versions of “{name}”',
+  'versions.list': 'Versions, newest first',
+  'versions.version': 'Version {n}',
+  'versions.current': 'Version {n} (current)',
+  'versions.meta':
+    '{size} · {how, select, restored {restored} other {uploaded}} by {by, select, me {you} someone {someone} other {{name}}} · {when}',
+  'versions.previewOne': 'Preview version {n}',
+  'versions.downloadOne': 'Download version {n}',
+  'versions.restoreOne': 'Restore version {n}',
+  'versions.deleteOne': 'Delete version {n}',
+  'versions.preview': 'Preview',
+  'versions.download': 'Download',
+  'versions.restore': 'Restore',
+  'versions.delete': 'Delete',
+  'versions.restored': 'Restored a version of “{name}”.',
+  'versions.deleted': 'Version deleted.',
+  // FolderPresence: `names` is a list (formatList).
+  'presence.alsoHere': 'Also here: {names}',
+  // entry-menu: the commands on entries.
+  'cmd.open': 'Open',
+  'cmd.preview': 'Preview',
+  'cmd.download': 'Download',
+  'cmd.share': 'Share',
+  'cmd.activity': 'Activity',
+  'cmd.versions': 'Versions',
+  'cmd.rename': 'Rename',
+  'cmd.move': 'Move',
+  'cmd.star': 'Add star',
+  'cmd.unstar': 'Remove star',
+  'cmd.trash': 'Move to Trash',
+  'cmd.restore': 'Restore',
+  'cmd.deleteForever': 'Delete forever',
+  // Browser
+  'browser.zipName':
+    '{count, plural, one {Drive download (# item).zip} other {Drive download (# items).zip}}',
+  'browser.selectionActions': 'Selection actions',
+  'browser.selected': '{count, plural, other {# selected}}',
+  'browser.clearSelection': 'Clear selection',
+  'browser.renameFile': 'Rename file',
+  'browser.renameFolder': 'Rename folder',
+  'browser.newName': 'New name',
+  'browser.deleteFileConfirm': 'Delete “{name}” forever? This cannot be undone.',
+  'browser.deleteFolderConfirm':
+    'Delete “{name}” and everything in it forever? This cannot be undone.',
+  'browser.deleteConfirm':
+    '{count, plural, one {Delete # item forever (and everything in the folders)? This cannot be undone.} other {Delete # items forever (and everything in the folders)? This cannot be undone.}}',
+  'browser.theFolder': 'the folder',
+  // FileGrid, MoveDialog, Preview, ReplaceDialog
+  'grid.uploading': '{size} · uploading',
+  'move.titleOne': 'Move “{name}”',
+  'move.title': '{count, plural, one {Move # item} other {Move # items}}',
+  'move.destination': 'Destination',
+  'preview.type': '{type} ({mime})',
+  'replace.titleOne': '“{name}” already exists',
+  'replace.title': '{count, plural, one {# file already exists} other {# files already exist}}',
+  'replace.bodyOne':
+    'A file with this name is already in this folder. Replace keeps the current content as an older version; Keep both adds a copy with a number after the name.',
+  'replace.body':
+    'Files with these names are already in this folder: {names}. Replace keeps the current content as an older version; Keep both adds copies with a number after the name.',
+  'replace.keep': 'Keep both',
+  'replace.replace': 'Replace',
+} as const;
