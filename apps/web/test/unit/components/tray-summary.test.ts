@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { traySummary } from '../../../src/components/tray-summary';
+import { loadLocale } from '../../../src/i18n';
+
+beforeAll(() => loadLocale('en'));
 
 const item = (state: Parameters<typeof traySummary>[0][number]['state'], size = 100, sent = 0) => ({
   state,
