@@ -189,4 +189,40 @@ export const arParts: Record<keyof typeof enParts, string> = {
   'addFiles.tooLarge': '«{name}» كبير جدًا: الحد الأقصى {limit} للملف الواحد.',
   'addFiles.noRoom': 'لا تكفي المساحة لـ«{name}»: أنت تستخدم {used} من {quota}.',
   'addFiles.noFolders': 'تعذّر إنشاء المجلدات: {reason}',
+  'preview.loading': 'جارٍ تحميل المعاينة…',
+  'preview.cut': 'تُعرض أول {n} كيلوبايت فقط.',
+  'preview.code': 'شيفرة {name}',
+  'preview.table': 'جدول {name}',
+  'preview.rows':
+    '{count, plural, zero {لا صفوف.} one {صف واحد.} two {صفان.} few {{n} صفوف.} many {{n} صفًا.} other {{n} صف.}}',
+  'preview.rowsMore':
+    '{count, plural, zero {عرض {shown} من أكثر من {n} صف.} one {عرض {shown} من أكثر من صف واحد.} two {عرض {shown} من أكثر من صفين.} few {عرض {shown} من أكثر من {n} صفوف.} many {عرض {shown} من أكثر من {n} صفًا.} other {عرض {shown} من أكثر من {n} صف.}}',
+  'preview.rowsLeft':
+    '{count, plural, zero {عرض {shown} من {n} صف ({left} غير معروضة).} one {عرض {shown} من صف واحد ({left} غير معروضة).} two {عرض {shown} من صفين ({left} غير معروضة).} few {عرض {shown} من {n} صفوف ({left} غير معروضة).} many {عرض {shown} من {n} صفًا ({left} غير معروضة).} other {عرض {shown} من {n} صف ({left} غير معروضة).}}',
+  'preview.rowsLeftMore':
+    '{count, plural, zero {عرض {shown} من أكثر من {n} صف ({left}+ غير معروضة).} one {عرض {shown} من أكثر من صف واحد ({left}+ غير معروضة).} two {عرض {shown} من أكثر من صفين ({left}+ غير معروضة).} few {عرض {shown} من أكثر من {n} صفوف ({left}+ غير معروضة).} many {عرض {shown} من أكثر من {n} صفًا ({left}+ غير معروضة).} other {عرض {shown} من أكثر من {n} صف ({left}+ غير معروضة).}}',
+  'preview.svgTooLarge': 'الملف أكبر من أن يُعاين هنا.',
+  'preview.svgUnreadable': 'تعذّرت قراءة صورة SVG هذه.',
+  'preview.pdfFailed': 'تعذّر عرض ملف PDF هذا.',
+  'preview.pageFailed': 'تعذّر عرض الصفحة {page}.',
+  'preview.pages': 'صفحات {name}',
+  'preview.page': 'الصفحة {page} من {total} من {name}',
+  'preview.showAll':
+    '{count, plural, zero {عرض كل الصفحات} one {عرض الصفحة الوحيدة} two {عرض الصفحتين} few {عرض كل الصفحات الـ{n}} many {عرض كل الصفحات الـ{n}} other {عرض كل الصفحات الـ{n}}}',
+  'preview.showFirst':
+    '{count, plural, zero {عرض أول {limit} من {n} صفحة} one {عرض أول {limit} من صفحة واحدة} two {عرض أول {limit} من صفحتين} few {عرض أول {limit} من {n} صفحات} many {عرض أول {limit} من {n} صفحة} other {عرض أول {limit} من {n} صفحة}}',
+  'preview.drawing': 'جارٍ رسم الصفحة {page}…',
+  'access.lost': 'لم تعد لديك صلاحية الوصول إلى «{name}».',
+  'restored.plain': 'استُعيد {what}.',
+  'restored.renamed': 'استُعيد {what} باسم «{name}» (لأن الاسم كان مستخدمًا).',
+  'restored.into': 'استُعيد {what} إلى «{folder}».',
+  'restored.intoRenamed': 'استُعيد {what} إلى «{folder}» باسم «{name}» (لأن الاسم كان مستخدمًا).',
+  'restored.mine': 'استُعيد {what} إلى «ملفاتي» (لم يعد مجلده موجودًا).',
+  'restored.mineRenamed':
+    'استُعيد {what} إلى «ملفاتي» باسم «{name}» (لم يعد مجلده موجودًا، وكان الاسم مستخدمًا).',
+  'restored.theirs':
+    'استُعيد {what} إلى «ملفاتي» لدى مالكه (لم يعد مجلده موجودًا أو لم يعد مشاركًا معك).',
+  'restored.theirsRenamed':
+    'استُعيد {what} إلى «ملفاتي» لدى مالكه باسم «{name}» (لم يعد مجلده موجودًا أو لم يعد مشاركًا معك، وكان الاسم مستخدمًا).',
+  'zip.expired': 'انتهت صلاحية هذا التنزيل. ابدأه من جديد.',
 };

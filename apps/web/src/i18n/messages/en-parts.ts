@@ -191,4 +191,42 @@ export const enParts = {
   'addFiles.tooLarge': '{name} is too large: the limit is {limit} per file.',
   'addFiles.noRoom': 'Not enough storage for {name}: you are using {used} of {quota}.',
   'addFiles.noFolders': 'The folders could not be created: {reason}',
+  // media.tsx and previews/
+  'preview.loading': 'Loading preview…',
+  'preview.cut': 'Only the first {n} KiB are shown.',
+  'preview.code': 'Code of {name}',
+  'preview.table': 'Table of {name}',
+  'preview.rows': '{count, plural, one {{n} row.} other {{n} rows.}}',
+  'preview.rowsMore':
+    '{count, plural, one {Showing {shown} of more than {n} row.} other {Showing {shown} of more than {n} rows.}}',
+  'preview.rowsLeft':
+    '{count, plural, one {Showing {shown} of {n} row ({left} not shown).} other {Showing {shown} of {n} rows ({left} not shown).}}',
+  'preview.rowsLeftMore':
+    '{count, plural, one {Showing {shown} of more than {n} row ({left}+ not shown).} other {Showing {shown} of more than {n} rows ({left}+ not shown).}}',
+  'preview.svgTooLarge': 'Too large to preview here.',
+  'preview.svgUnreadable': 'This SVG picture could not be read.',
+  'preview.pdfFailed': 'This PDF could not be shown.',
+  'preview.pageFailed': 'Page {page} could not be shown.',
+  'preview.pages': 'Pages of {name}',
+  'preview.page': 'Page {page} of {total} of {name}',
+  'preview.showAll': '{count, plural, one {Show all {n} page} other {Show all {n} pages}}',
+  'preview.showFirst':
+    '{count, plural, one {Show the first {limit} of {n} page} other {Show the first {limit} of {n} pages}}',
+  'preview.drawing': 'Drawing page {page}…',
+  // use-access-events
+  'access.lost': 'You no longer have access to “{name}”.',
+  // use-entry-actions: where restored items went, one sentence per case.
+  'restored.plain': 'Restored {what}.',
+  'restored.renamed': 'Restored {what} as “{name}” (the name was taken).',
+  'restored.into': 'Restored {what} to “{folder}”.',
+  'restored.intoRenamed': 'Restored {what} to “{folder}” as “{name}” (the name was taken).',
+  'restored.mine': 'Restored {what} to My files (its folder is no longer there).',
+  'restored.mineRenamed':
+    'Restored {what} to My files (its folder is no longer there) as “{name}” (the name was taken).',
+  'restored.theirs':
+    'Restored {what} to its owner’s My files (its folder is no longer there or no longer shared with you).',
+  'restored.theirsRenamed':
+    'Restored {what} to its owner’s My files (its folder is no longer there or no longer shared with you) as “{name}” (the name was taken).',
+  // zip.ts: said by the download service worker for a download URL it no longer knows.
+  'zip.expired': 'This download has expired. Start it again.',
 } as const;
