@@ -45,4 +45,18 @@ describe('traySummary', () => {
     expect(traySummary([], 2)).toBe('2 files not uploaded');
     expect(traySummary([item('done', 100, 100)], 1)).toBe('Uploads complete');
   });
+
+  it('says it in Arabic, with the plural form of each count', async () => {
+    await loadLocale('ar');
+    try {
+      const pct = new Intl.NumberFormat('ar').format(50);
+      expect(traySummary([item('uploading', 100, 50), item('queued', 100, 50)], 0)).toBe(
+        `جارٍ رفع ملفين · ${pct}٪`,
+      );
+      expect(traySummary([item('failed')], 0)).toBe('فشلت عملية رفع واحدة');
+      expect(traySummary([], 1)).toBe('لم يُرفع ملف واحد');
+    } finally {
+      await loadLocale('en');
+    }
+  });
 });
