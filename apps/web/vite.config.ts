@@ -44,6 +44,23 @@ export default defineConfig({
     }),
   ],
   resolve: { alias: workspaceAliases },
-  build: { target: 'es2022', sourcemap: true },
+  build: {
+    target: 'es2022',
+    sourcemap: true,
+    rolldownOptions: {
+      output: {
+        codeSplitting: {
+          // The message compiler is loaded with the first catalogue, never with the app's code
+          // (left to itself, the bundler may merge it into the entry chunk).
+          groups: [
+            {
+              name: 'compileMessage',
+              test: /@lingui[\\/]message-utils|@messageformat|[\\/]moo[\\/]/,
+            },
+          ],
+        },
+      },
+    },
+  },
   server: { host: '127.0.0.1', port: 5173 },
 });

@@ -17,6 +17,16 @@ export function formatNumber(n: number): string {
 }
 
 /**
+ * Names as a list in the active language.
+ *
+ * @example
+ * formatList(['Ann', 'Bob']) // 'Ann, Bob'
+ */
+export function formatList(items: readonly string[]): string {
+  return new Intl.ListFormat(currentLocale(), { style: 'short', type: 'unit' }).format(items);
+}
+
+/**
  * A byte count for people: binary multiples, at most one decimal, no trailing ".0".
  *
  * @example

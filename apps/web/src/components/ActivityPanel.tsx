@@ -1,6 +1,8 @@
 import { useBackendQuery, useUser } from '@app/backend-react';
 import { useRef, useState } from 'react';
 import { formatDate } from '../format';
+import { currentLocale, t } from '../i18n';
+import type { MessageKey } from '../i18n/messages/en';
 import { ACTIVITY_MAX, type ActivityRow, itemActivity } from '../lib/activity-api';
 import { keys } from '../lib/api';
 import type { DriveClient } from '../lib/client-types';
@@ -9,66 +11,97 @@ import { ErrorText } from './ErrorText';
 
 const PAGE = 50;
 
-const ROLE: Record<string, string> = { viewer: 'Viewer', editor: 'Editor' };
+let relative: { locale: string; format: Intl.RelativeTimeFormat } | null = null;
 
-let relative: Intl.RelativeTimeFormat | null = null;
-
-/** "3 min ago", "yesterday": how long ago, in the reader's locale. */
+/** "3 min ago", "yesterday": how long ago, in the active language. */
 export function timeAgo(iso: string, now = Date.now()): string {
-  relative ??= new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+  const locale = currentLocale();
+  if (relative?.locale !== locale)
+    relative = { locale, format: new Intl.RelativeTimeFormat(locale, { numeric: 'auto' }) };
+  const f = relative.format;
   const seconds = Math.round((new Date(iso).getTime() - now) / 1000);
   const abs = Math.abs(seconds);
-  if (abs < 45) return 'just now';
-  if (abs < 3600) return relative.format(Math.round(seconds / 60), 'minute');
-  if (abs < 86_400) return relative.format(Math.round(seconds / 3600), 'hour');
-  if (abs < 30 * 86_400) return relative.format(Math.round(seconds / 86_400), 'day');
+  if (abs < 45) return t('activity.justNow');
+  if (abs < 3600) return f.format(Math.round(seconds / 60), 'minute');
+  if (abs < 86_400) return f.format(Math.round(seconds / 3600), 'hour');
+  if (abs < 30 * 86_400) return f.format(Math.round(seconds / 86_400), 'day');
   return formatDate(iso);
 }
 
-const quoted = (name: unknown) => `“${String(name)}”`;
+const MESSAGES = {
+  created: 'activity.created',
+  uploaded: 'activity.uploaded',
+  renamed: 'activity.renamed',
+  moved: 'activity.moved',
+  trashed: 'activity.trashed',
+  restored: 'activity.restored',
+  version_uploaded: 'activity.versionUploaded',
+  version_restored: 'activity.versionRestored',
+  version_deleted: 'activity.versionDeleted',
+} as const satisfies Partial<Record<ActivityRow['action'], MessageKey>>;
 
-/** What was done, after the actor's name: "renamed “a.txt” to “b.txt”". */
-export function describeActivity(row: ActivityRow, me: string | undefined): string {
+/**
+ * Who did what, as one sentence: "Ed renamed “a.txt” to “b.txt”", "You uploaded “c.txt”".
+ * `actor` stands for the actor's name (default: their name, else "Someone").
+ */
+export function describeActivity(
+  row: ActivityRow,
+  me: string | undefined,
+  actor = row.actor_name || t('activity.someone'),
+): string {
   const d = row.details;
+  const by = row.actor_id && row.actor_id === me ? 'me' : 'other';
   // The name it had then (created, uploaded, trashed, restored), else its name now.
-  const item = quoted(d.name ?? row.item_name ?? 'an item');
+  const item = String(d.name ?? row.item_name ?? t('activity.anItem'));
   const place = (id: unknown, name: string | null) => {
-    if (name) return quoted(name);
-    if (id == null) return row.owner_id === me ? 'My files' : 'the owner’s files';
-    return 'a folder you cannot see';
+    if (name) return t('activity.place.folder', { name });
+    if (id == null)
+      return row.owner_id === me ? t('activity.place.mine') : t('activity.place.owners');
+    return t('activity.place.hidden');
   };
+  const values = { by, actor, item };
   switch (row.action) {
-    case 'created':
-      return `created the folder ${item}`;
-    case 'uploaded':
-      return `uploaded ${item}`;
     case 'renamed':
-      return `renamed ${quoted(d.from)} to ${quoted(d.to)}`;
+      return t('activity.renamed', { ...values, from: String(d.from), to: String(d.to) });
     case 'moved':
-      return `moved ${item} from ${place(d.from, row.from_name)} to ${place(d.to, row.to_name)}`;
-    case 'trashed':
-      return `moved ${item} to the Trash`;
-    case 'restored':
-      return `restored ${item}`;
-    case 'version_uploaded':
-      return `uploaded a new version of ${item}`;
-    case 'version_restored':
-      return `restored a version of ${item}`;
-    case 'version_deleted':
-      return `deleted an older version of ${item}`;
+      return t('activity.moved', {
+        ...values,
+        from: place(d.from, row.from_name),
+        to: place(d.to, row.to_name),
+      });
     case 'shared': {
-      const who = d.user === me ? 'you' : String(d.email);
-      const role = ROLE[String(d.role)] ?? String(d.role);
-      if (d.previous_role)
-        return `made ${who} ${role === 'Editor' ? 'an' : 'a'} ${role} of ${item}`;
-      return d.pending
-        ? `invited ${who} to ${item} as ${role}`
-        : `shared ${item} with ${who} as ${role}`;
+      const people = {
+        ...values,
+        target: d.user === me ? 'me' : 'other',
+        email: String(d.email),
+        role: d.role === 'editor' ? 'editor' : 'viewer',
+      };
+      if (d.previous_role) return t('activity.roleChanged', people);
+      return d.pending ? t('activity.invited', people) : t('activity.shared', people);
     }
     case 'unshared':
-      if (d.user && d.user === row.actor_id) return `left ${item}`;
-      return `removed ${d.user === me ? 'your' : `${String(d.email)}’s`} access to ${item}`;
+      if (d.user && d.user === row.actor_id) return t('activity.left', values);
+      return t('activity.removed', {
+        ...values,
+        target: d.user === me ? 'me' : 'other',
+        email: String(d.email),
+      });
+    default:
+      return t(MESSAGES[row.action], values);
   }
+}
+
+/** The actor's name in bold within the sentence (the sentence is the language's own). */
+function Sentence({ row, me }: { row: ActivityRow; me: string | undefined }) {
+  const [before, after] = describeActivity(row, me, '\u0000').split('\u0000');
+  if (after === undefined) return <span>{before}</span>;
+  return (
+    <span>
+      {before}
+      <strong>{row.actor_name || t('activity.someone')}</strong>
+      {after}
+    </span>
+  );
 }
 
 /**
@@ -96,22 +129,17 @@ export default function ActivityPanel(props: {
   const now = Date.now();
 
   return (
-    <Dialog title={`Activity of “${props.name}”`} onClose={props.onClose} wide>
+    <Dialog title={t('activity.title', { name: props.name })} onClose={props.onClose} wide>
       <ErrorText error={activity.error} />
       {activity.isPending && rows.length === 0 ? (
-        <p role="status">Loading…</p>
+        <p role="status">{t('row.loading')}</p>
       ) : rows.length === 0 && !activity.error ? (
-        <p>No activity in the last 90 days.</p>
+        <p>{t('activity.none')}</p>
       ) : (
-        <ol className="activity" aria-label="Activity, newest first">
+        <ol className="activity" aria-label={t('activity.list')}>
           {rows.map((row) => (
             <li key={row.id}>
-              <span>
-                <strong>
-                  {row.actor_id && row.actor_id === user?.id ? 'You' : row.actor_name || 'Someone'}
-                </strong>{' '}
-                {describeActivity(row, user?.id)}
-              </span>{' '}
+              <Sentence row={row} me={user?.id} />{' '}
               <time dateTime={row.at} title={formatDate(row.at)}>
                 {timeAgo(row.at, now)}
               </time>
@@ -126,11 +154,11 @@ export default function ActivityPanel(props: {
             disabled={activity.isFetching}
             onClick={() => setLimit((n) => Math.min(n + PAGE * 2, ACTIVITY_MAX))}
           >
-            Show more
+            {t('activity.showMore')}
           </button>
         ) : null}
         <button type="button" className="primary" onClick={props.onClose}>
-          Close
+          {t('dialog.close')}
         </button>
       </div>
     </Dialog>

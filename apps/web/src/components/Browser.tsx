@@ -1,5 +1,6 @@
 import { lazy, type ReactNode, Suspense, useEffect, useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
+import { t } from '../i18n';
 import { ACCESS_REVOKED } from '../lib/activity-api';
 import type { FileRow, FolderRow } from '../lib/api';
 import { canEdit, type Role, useRoles, weakest } from '../lib/roles';
@@ -79,7 +80,7 @@ const editable = (el: Element | null) =>
 function zipName(entries: Entry[]): string {
   const only = entries[0];
   if (entries.length === 1 && only?.kind === 'folder') return `${only.row.name}.zip`;
-  return `Drive download (${entries.length} items).zip`;
+  return t('browser.zipName', { count: entries.length });
 }
 
 /**
@@ -253,14 +254,15 @@ export function Browser(props: Props) {
   };
   const folderName = useMemo(() => {
     const byId = new Map(props.allFolders.map((f) => [f.id, f.name]));
-    return (id: string | null) => (id ? (byId.get(id) ?? 'the folder') : 'My files');
+    return (id: string | null) =>
+      id ? (byId.get(id) ?? t('browser.theFolder')) : t('views.myFiles');
   }, [props.allFolders]);
 
   return (
     <>
       {count > 0 ? (
-        <div className="selection" role="toolbar" aria-label="Selection actions">
-          <span>{count} selected</span>
+        <div className="selection" role="toolbar" aria-label={t('browser.selectionActions')}>
+          <span>{t('browser.selected', { count })}</span>
           {selectionCommands(known, mode, roleOfAll(known))
             .map(commandItem)
             .map(({ command, label, danger }) => (
@@ -274,13 +276,13 @@ export function Browser(props: Props) {
               </button>
             ))}
           <button type="button" onClick={clear}>
-            Clear selection
+            {t('browser.clearSelection')}
           </button>
         </div>
       ) : null}
       {props.loading ? (
         <p className="loading" role="status">
-          Loading…
+          {t('row.loading')}
         </p>
       ) : total === 0 ? (
         props.empty
@@ -291,7 +293,7 @@ export function Browser(props: Props) {
       )}
       {menu ? (
         <Menu
-          label={`Actions for ${menu.entry.row.name}`}
+          label={t('row.actions', { name: menu.entry.row.name })}
           at={menu.at}
           trigger={menu.trigger}
           onClose={() => setMenu(null)}
@@ -311,10 +313,10 @@ export function Browser(props: Props) {
       ) : null}
       {pane?.kind === 'rename' ? (
         <NameDialog
-          title={`Rename ${pane.entry.kind}`}
-          label="New name"
+          title={pane.entry.kind === 'folder' ? t('browser.renameFolder') : t('browser.renameFile')}
+          label={t('browser.newName')}
           initial={pane.entry.row.name}
-          submitLabel="Rename"
+          submitLabel={t('cmd.rename')}
           pending={task.pending}
           error={task.error}
           onSubmit={(name) => doTask(() => actions.rename(pane.entry, name))}
@@ -323,13 +325,15 @@ export function Browser(props: Props) {
       ) : null}
       {pane?.kind === 'delete-forever' ? (
         <ConfirmDialog
-          title="Delete forever"
+          title={t('cmd.deleteForever')}
           message={
             pane.entries.length === 1
-              ? `Delete “${pane.entries[0]?.row.name}”${pane.entries[0]?.kind === 'folder' ? ' and everything in it' : ''} forever? This cannot be undone.`
-              : `Delete ${pane.entries.length} items forever (and everything in the folders)? This cannot be undone.`
+              ? pane.entries[0]?.kind === 'folder'
+                ? t('browser.deleteFolderConfirm', { name: pane.entries[0].row.name })
+                : t('browser.deleteFileConfirm', { name: pane.entries[0]?.row.name })
+              : t('browser.deleteConfirm', { count: pane.entries.length })
           }
-          confirmLabel="Delete forever"
+          confirmLabel={t('cmd.deleteForever')}
           pending={false}
           error={null}
           onConfirm={() => {

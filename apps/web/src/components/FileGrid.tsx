@@ -1,6 +1,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useLayoutEffect, useRef, useState } from 'react';
 import { formatBytes } from '../format';
+import { t } from '../i18n';
 import type { FileRow, FolderRow } from '../lib/api';
 import type { Entry, Selection } from '../lib/selection';
 import {
@@ -71,8 +72,11 @@ const Card = memo(function Card({
         <NameButton entry={entry} actions={actions} spoken={spoken} />
         <span className="tile-meta">
           {entry.row.starred_at ? <span aria-hidden="true">★ </span> : null}
-          {file ? formatBytes(Number(file.size)) : 'Folder'}
-          {file?.status === 'uploading' ? ' · uploading' : ''}
+          {!file
+            ? t('type.folder')
+            : file.status === 'uploading'
+              ? t('grid.uploading', { size: formatBytes(Number(file.size)) })
+              : formatBytes(Number(file.size))}
         </span>
       </div>
     </li>
@@ -99,7 +103,7 @@ const Slot = memo(function Slot({
         height: CARD_ROW,
       }}
     >
-      <div className="tile-inner">Loading…</div>
+      <div className="tile-inner">{t('row.loading')}</div>
     </li>
   );
 });

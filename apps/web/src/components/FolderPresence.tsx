@@ -1,4 +1,6 @@
 import { usePresence, useUser } from '@app/backend-react';
+import { formatList } from '../format';
+import { t } from '../i18n';
 
 interface Here extends Record<string, unknown> {
   user_id: string;
@@ -34,7 +36,7 @@ export function FolderPresence({ folderId }: { folderId: string }) {
   // when the set of people changes (the text is the same otherwise).
   return (
     <p className="here-too" role="status" aria-atomic="true">
-      {names.length ? `Also here: ${names.join(', ')}` : ''}
+      {names.length ? t('presence.alsoHere', { names: formatList(names) }) : ''}
     </p>
   );
 }

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { t } from '../i18n';
 import type { FolderRow } from '../lib/api';
 import { Dialog, DialogActions } from './Dialog';
 import type { Entry } from './FileList';
@@ -50,7 +51,11 @@ export default function MoveDialog(props: {
   const [destination, setDestination] = useState(props.root ? '' : (options[0]?.folder.id ?? ''));
   return (
     <Dialog
-      title={`Move ${props.entries.length === 1 ? `“${props.entries[0]?.row.name}”` : `${props.entries.length} items`}`}
+      title={
+        props.entries.length === 1
+          ? t('move.titleOne', { name: props.entries[0]?.row.name })
+          : t('move.title', { count: props.entries.length })
+      }
       onClose={props.onClose}
     >
       <form
@@ -60,10 +65,10 @@ export default function MoveDialog(props: {
         }}
       >
         <FormField
-          label="Destination"
+          label={t('move.destination')}
           control={({ id }) => (
             <select id={id} value={destination} onChange={(e) => setDestination(e.target.value)}>
-              {props.root ? <option value="">My files</option> : null}
+              {props.root ? <option value="">{t('views.myFiles')}</option> : null}
               {options.map(({ folder, depth }) => (
                 <option key={folder.id} value={folder.id}>
                   {`${'\u00a0\u00a0'.repeat(depth + 1)}${folder.name}`}
@@ -78,7 +83,7 @@ export default function MoveDialog(props: {
             className="primary"
             disabled={props.pending || (!props.root && options.length === 0)}
           >
-            Move
+            {t('cmd.move')}
           </button>
         </DialogActions>
       </form>

@@ -1,6 +1,8 @@
 import { unwrap, useBackendQuery, useQueryClient, useUser } from '@app/backend-react';
 import { type FormEvent, useState } from 'react';
 import { useNavigate } from 'react-router';
+import { t } from '../i18n';
+import type { MessageKey } from '../i18n/messages/en';
 import { type FolderRow, keys, LIVE_KEYS } from '../lib/api';
 import type { DriveClient } from '../lib/client-types';
 import type { Role } from '../lib/roles';
@@ -20,22 +22,22 @@ import { ConfirmDialog } from './Dialog';
 import { ErrorText } from './ErrorText';
 import { Field, FormField } from './Form';
 
-const ROLE_WORD: Record<AccessRow['role'], string> = {
-  owner: 'Owner',
-  editor: 'Editor',
-  viewer: 'Viewer',
+const ROLE_WORD: Record<AccessRow['role'], MessageKey> = {
+  owner: 'people.role.owner',
+  editor: 'people.role.editor',
+  viewer: 'people.role.viewer',
 };
 
-/** "Added by Ada" / "Invitation sent" / "From the folder “Team”, added by Ada". */
+/** "Added by Ada" / "Invitation sent" / "Inherited from “Team” · Added by Ada". */
 function origin(row: AccessRow, folderName: (id: string) => string | undefined): string {
   if (row.role === 'owner') return '';
   const parts: string[] = [];
-  if (row.pending) parts.push('Invitation sent');
+  if (row.pending) parts.push(t('people.invitationSent'));
   if (row.inherited && row.via_id) {
     const name = folderName(row.via_id);
-    parts.push(name ? `Inherited from “${name}”` : 'Inherited from a folder above');
+    parts.push(name ? t('people.inheritedFrom', { name }) : t('people.inheritedAbove'));
   }
-  if (row.granted_by_name) parts.push(`Added by ${row.granted_by_name}`);
+  if (row.granted_by_name) parts.push(t('people.addedBy', { name: row.granted_by_name }));
   return parts.join(' · ');
 }
 
@@ -110,24 +112,26 @@ export function PeopleSection({
           pending ||= (Array.isArray(rows) ? rows[0] : rows)?.pending === true;
         } catch (err) {
           if (entries.length === 1) throw err;
-          failed.push(`“${entry.row.name}” (${userErrorOf(err).message})`);
+          failed.push(
+            t('people.failedItem', { name: entry.row.name, reason: userErrorOf(err).message }),
+          );
         }
       }
       const done = entries.length - failed.length;
       if (done > 0) notifyPeople(client);
       if (failed.length === entries.length) {
-        throw new Told(`Not shared: ${failed.join('; ')}.`);
+        throw new Told(t('people.notShared', { items: failed.join(t('people.failedSeparator')) }));
       }
       setEmail('');
-      const what = one
-        ? ''
+      const values = { email: to, role: newRole, done, count: entries.length };
+      const said = one
+        ? t(pending ? 'people.invitedOne' : 'people.sharedOne', values)
         : failed.length
-          ? ` ${done} of ${entries.length} items`
-          : ` ${done} items`;
-      const said = pending
-        ? `Invitation sent to ${to}${what ? ` for${what}` : ''}.`
-        : `Shared${what} with ${to} as ${ROLE_WORD[newRole]}.`;
-      return failed.length ? `${said} Not shared: ${failed.join('; ')}.` : said;
+          ? t(pending ? 'people.invitedSome' : 'people.sharedSome', values)
+          : t(pending ? 'people.invitedAll' : 'people.sharedAll', values);
+      return failed.length
+        ? t('people.partly', { said, items: failed.join(t('people.failedSeparator')) })
+        : said;
     });
   };
 
@@ -137,29 +141,29 @@ export function PeopleSection({
       await unwrap(transferOwnership(client, one.kind, one.row.id, row.user_id));
       notifyPeople(client);
       const who = row.display_name || row.email;
-      showToast({ message: `“${one.row.name}” now belongs to ${who}. You are an Editor of it.` });
+      showToast({ message: t('people.transferred', { name: one.row.name, who }) });
       onDone();
-      return `${who} is now the owner.`;
+      return t('people.nowOwner', { who });
     });
 
   const leave = (row: AccessRow) =>
     act(async () => {
       if (!one || !row.grant_id) return '';
       await unwrap(unshare(client, row.grant_id));
-      showToast({ message: `You left “${one.row.name}”.` });
+      showToast({ message: t('people.left', { name: one.row.name }) });
       onDone();
       navigate('/shared');
-      return 'You no longer have access.';
+      return t('people.noAccess');
     });
 
   const rows = access.data ?? [];
   return (
     <section aria-labelledby="people-heading" className="people-section">
-      <h3 id="people-heading">People</h3>
+      <h3 id="people-heading">{t('people.title')}</h3>
       {owner ? (
         <form className="share-form" onSubmit={share} noValidate>
           <Field
-            label="Email address"
+            label={t('people.email')}
             type="email"
             autoComplete="off"
             value={email}
@@ -167,20 +171,20 @@ export function PeopleSection({
             invalid={Boolean(error)}
           />
           <FormField
-            label="Role"
+            label={t('people.roleLabel')}
             control={(a) => (
               <select
                 {...a}
                 value={newRole}
                 onChange={(e) => setNewRole(e.target.value as 'viewer' | 'editor')}
               >
-                <option value="viewer">Viewer (can see and download)</option>
-                <option value="editor">Editor (can also add, rename, move, delete)</option>
+                <option value="viewer">{t('people.viewerHint')}</option>
+                <option value="editor">{t('people.editorHint')}</option>
               </select>
             )}
           />
           <button type="submit" className="primary" disabled={busy || !email.trim()}>
-            {entries.length > 1 ? `Share ${entries.length} items` : 'Share'}
+            {entries.length > 1 ? t('people.shareMany', { count: entries.length }) : t('cmd.share')}
           </button>
         </form>
       ) : null}
@@ -192,7 +196,7 @@ export function PeopleSection({
         message={error instanceof Told ? error.message : undefined}
       />
       {one && rows.length ? (
-        <ul className="people" aria-label="People with access">
+        <ul className="people" aria-label={t('people.list')}>
           {rows.map((row) => {
             const who = row.display_name || row.email;
             const mine = row.user_id === me;
@@ -200,16 +204,13 @@ export function PeopleSection({
             return (
               <li key={row.grant_id ?? `owner-${row.user_id}`} data-email={row.email}>
                 <span className="person">
-                  <strong>
-                    {who}
-                    {mine ? ' (you)' : ''}
-                  </strong>
+                  <strong>{mine ? t('people.you', { name: who }) : who}</strong>
                   {row.display_name ? <span className="muted">{row.email}</span> : null}
                   <span className="muted">{origin(row, folderName)}</span>
                 </span>
                 {owner && direct && row.grant_id ? (
                   <select
-                    aria-label={`Role of ${row.email}`}
+                    aria-label={t('people.roleOf', { email: row.email })}
                     value={row.role}
                     disabled={busy}
                     onChange={(e) => {
@@ -217,41 +218,41 @@ export function PeopleSection({
                       const grant = row.grant_id as string;
                       void act(async () => {
                         await unwrap(setShareRole(client, grant, next));
-                        return `${who} is now ${ROLE_WORD[next] === 'Editor' ? 'an' : 'a'} ${ROLE_WORD[next]}.`;
+                        return t('people.nowRole', { who, role: next });
                       });
                     }}
                   >
-                    <option value="viewer">Viewer</option>
-                    <option value="editor">Editor</option>
+                    <option value="viewer">{t('people.role.viewer')}</option>
+                    <option value="editor">{t('people.role.editor')}</option>
                   </select>
                 ) : (
-                  <span className="role">{ROLE_WORD[row.role]}</span>
+                  <span className="role">{t(ROLE_WORD[row.role])}</span>
                 )}
                 <span className="person-actions">
                   {owner && direct && row.role === 'editor' && !row.pending ? (
                     <button
                       type="button"
                       disabled={busy}
-                      aria-label={`Make owner: ${row.email}`}
+                      aria-label={t('people.makeOwnerOf', { email: row.email })}
                       onClick={() => setConfirm({ kind: 'transfer', row })}
                     >
-                      Make owner
+                      {t('people.makeOwner')}
                     </button>
                   ) : null}
                   {owner && direct && row.grant_id ? (
                     <button
                       type="button"
                       disabled={busy}
-                      aria-label={`Remove ${row.email}`}
+                      aria-label={t('people.removeOf', { email: row.email })}
                       onClick={() => {
                         const grant = row.grant_id as string;
                         void act(async () => {
                           await unwrap(unshare(client, grant));
-                          return `Removed ${who}.`;
+                          return t('people.removed', { who });
                         });
                       }}
                     >
-                      Remove
+                      {t('people.remove')}
                     </button>
                   ) : null}
                   {!owner && mine && direct ? (
@@ -260,7 +261,7 @@ export function PeopleSection({
                       disabled={busy}
                       onClick={() => setConfirm({ kind: 'leave', row })}
                     >
-                      Leave
+                      {t('people.leave')}
                     </button>
                   ) : null}
                 </span>
@@ -271,9 +272,12 @@ export function PeopleSection({
       ) : null}
       {confirm?.kind === 'transfer' ? (
         <ConfirmDialog
-          title="Make owner"
-          message={`Make ${confirm.row.display_name || confirm.row.email} the owner of “${one?.row.name}”? It moves to their My files and uses their storage. You stay an Editor: you can still open and change it, but only they can share it, change who has access, or delete it forever.`}
-          confirmLabel="Make owner"
+          title={t('people.makeOwner')}
+          message={t('people.makeOwnerConfirm', {
+            who: confirm.row.display_name || confirm.row.email,
+            name: one?.row.name,
+          })}
+          confirmLabel={t('people.makeOwner')}
           pending={busy}
           error={null}
           onConfirm={() => {
@@ -286,9 +290,9 @@ export function PeopleSection({
       ) : null}
       {confirm?.kind === 'leave' ? (
         <ConfirmDialog
-          title="Leave"
-          message={`Leave “${one?.row.name}”? You will no longer see it, unless its owner shares it with you again.`}
-          confirmLabel="Leave"
+          title={t('people.leave')}
+          message={t('people.leaveConfirm', { name: one?.row.name })}
+          confirmLabel={t('people.leave')}
           pending={busy}
           error={null}
           onConfirm={() => {

@@ -1,5 +1,6 @@
 import { useBackendQuery } from '@app/backend-react';
 import { formatBytes, formatDate } from '../format';
+import { t } from '../i18n';
 import { type FileRow, signedUrl } from '../lib/api';
 import type { DriveClient } from '../lib/client-types';
 import { Dialog } from './Dialog';
@@ -34,18 +35,16 @@ export default function Preview({
         <MediaView kind={kind} src={src} name={file.name} mimeType={file.mime_type} />
       </div>
       <dl className="meta">
-        <dt>Type</dt>
-        <dd>
-          {typeLabel(file)} ({file.mime_type})
-        </dd>
-        <dt>Size</dt>
+        <dt>{t('col.type')}</dt>
+        <dd>{t('preview.type', { type: typeLabel(file), mime: file.mime_type })}</dd>
+        <dt>{t('col.size')}</dt>
         <dd>{formatBytes(Number(file.size))}</dd>
-        <dt>Modified</dt>
+        <dt>{t('col.modified')}</dt>
         <dd>{formatDate(file.updated_at)}</dd>
       </dl>
       <div className="dialog-actions">
         <button type="button" className="primary" onClick={onDownload}>
-          Download
+          {t('cmd.download')}
         </button>
       </div>
     </Dialog>

@@ -1,4 +1,6 @@
 import { useEffect, useState } from 'react';
+import { formatList } from '../format';
+import { t } from '../i18n';
 import { Dialog } from './Dialog';
 
 /** What to do with files whose names are taken in the folder they go to. */
@@ -41,26 +43,22 @@ export function ReplaceDialogHost() {
   return (
     <Dialog
       title={
-        one ? `“${request.names[0]}” already exists` : `${request.names.length} files already exist`
+        one
+          ? t('replace.titleOne', { name: request.names[0] })
+          : t('replace.title', { count: request.names.length })
       }
       onClose={() => done(null)}
     >
-      <p>
-        {one
-          ? 'A file with this name is already in this folder.'
-          : `Files with these names are already in this folder: ${request.names.join(', ')}.`}{' '}
-        Replace keeps the current content as an older version; Keep both adds{' '}
-        {one ? 'a copy' : 'copies'} with a number after the name.
-      </p>
+      <p>{one ? t('replace.bodyOne') : t('replace.body', { names: formatList(request.names) })}</p>
       <div className="dialog-actions">
         <button type="button" onClick={() => done(null)}>
-          Cancel
+          {t('dialog.cancel')}
         </button>
         <button type="button" onClick={() => done('keep')}>
-          Keep both
+          {t('replace.keep')}
         </button>
         <button type="button" className="primary" onClick={() => done('replace')}>
-          Replace
+          {t('replace.replace')}
         </button>
       </div>
     </Dialog>

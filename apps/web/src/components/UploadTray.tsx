@@ -1,6 +1,7 @@
 import type { UploadItem, UploadQueueView } from '@app/backend-react';
 import { useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
-import { formatBytes, formatDuration, formatRate } from '../format';
+import { formatBytes, formatDuration, formatNumber, formatRate } from '../format';
+import { t } from '../i18n';
 import type { FileRow } from '../lib/api';
 import { type DriveUploadMeta, fileFromHandle } from '../lib/uploads';
 import { userErrorOf } from '../lib/use-drive';
@@ -18,21 +19,23 @@ function percent(item: UploadItem<FileRow>): number {
 function stateText(item: UploadItem<FileRow>, now: number): string {
   switch (item.state) {
     case 'queued':
-      return 'Queued';
+      return t('upload.queued');
     case 'uploading':
-      return 'Uploading';
+      return t('upload.uploading');
     case 'paused':
       if (item.pausedBy === 'reload')
-        return item.file ? 'Incomplete: ready to resume' : 'Incomplete';
-      return item.pausedBy === 'offline' ? 'Paused (offline)' : 'Paused';
+        return item.file ? t('upload.incompleteReady') : t('upload.incomplete');
+      return item.pausedBy === 'offline' ? t('upload.pausedOffline') : t('upload.paused');
     case 'retrying': {
       const seconds = Math.max(0, Math.ceil(((item.retryAt ?? now) - now) / 1000));
-      return seconds > 0 ? `Retrying in ${seconds} s` : 'Retrying…';
+      return seconds > 0
+        ? t('upload.retryingIn', { time: formatDuration(seconds) })
+        : t('upload.retrying');
     }
     case 'failed':
-      return `Failed: ${userErrorOf(item.error).message}`;
+      return t('upload.failed', { reason: userErrorOf(item.error).message });
     case 'done':
-      return 'Done';
+      return t('upload.done');
   }
 }
 
@@ -54,7 +57,7 @@ function Row({
   return (
     <li
       className={`upload upload-${item.state}`}
-      aria-label={`${item.name}: ${stateText(item, now)}`}
+      aria-label={t('upload.row', { name: item.name, state: stateText(item, now) })}
     >
       <div className="upload-top">
         <span className="upload-name" title={item.name}>
@@ -64,13 +67,16 @@ function Row({
           {stateText(item, now)}
         </span>
       </div>
-      <progress max={100} value={pct} aria-label={`${item.name} progress`}>
-        {pct}%
+      <progress max={100} value={pct} aria-label={t('upload.progressOf', { name: item.name })}>
+        {t('upload.percent', { n: formatNumber(pct) })}
       </progress>
       <div className="upload-bottom">
         <span className="upload-numbers">
-          <span className="pct">{pct}%</span> · {formatBytes(item.bytesUploaded)} of{' '}
-          {formatBytes(item.size)}
+          <span className="pct">{t('upload.percent', { n: formatNumber(pct) })}</span> ·{' '}
+          {t('upload.sent', {
+            sent: formatBytes(item.bytesUploaded),
+            size: formatBytes(item.size),
+          })}
           {measured ? (
             <>
               {' '}
@@ -78,12 +84,15 @@ function Row({
               {item.etaSeconds !== null ? (
                 <>
                   {' '}
-                  · <span className="eta">{formatDuration(item.etaSeconds)} left</span>
+                  ·{' '}
+                  <span className="eta">
+                    {t('upload.left', { time: formatDuration(item.etaSeconds) })}
+                  </span>
                 </>
               ) : null}
             </>
           ) : item.state === 'uploading' ? (
-            ' · starting…'
+            ` · ${t('upload.starting')}`
           ) : null}
         </span>
         <span className="upload-actions">
@@ -91,41 +100,37 @@ function Row({
             <button
               type="button"
               onClick={() => queue.pause(item.id)}
-              aria-label={`Pause ${item.name}`}
+              aria-label={t('upload.pauseOne', { name: item.name })}
             >
-              Pause
+              {t('upload.pause')}
             </button>
           ) : null}
           {item.state === 'paused' ? (
             <button
               type="button"
               onClick={() => onResume(item)}
-              aria-label={`Resume ${item.name}`}
-              title={
-                item.file
-                  ? undefined
-                  : 'Resumes from where it stopped: pick the same file again if asked'
-              }
+              aria-label={t('upload.resumeOne', { name: item.name })}
+              title={item.file ? undefined : t('upload.resumeHint')}
             >
-              Resume
+              {t('upload.resume')}
             </button>
           ) : null}
           {item.state === 'failed' ? (
             <button
               type="button"
               onClick={() => queue.retry(item.id)}
-              aria-label={`Retry ${item.name}`}
+              aria-label={t('upload.retryOne', { name: item.name })}
             >
-              Retry
+              {t('upload.retry')}
             </button>
           ) : null}
           {item.state !== 'done' ? (
             <button
               type="button"
               onClick={() => queue.cancel(item.id)}
-              aria-label={`Cancel ${item.name}`}
+              aria-label={t('upload.cancelOne', { name: item.name })}
             >
-              Cancel
+              {t('dialog.cancel')}
             </button>
           ) : null}
         </span>
@@ -229,7 +234,11 @@ export function UploadTray({ view }: { view: UploadQueueView<FileRow> }) {
     if (!item || !file) return;
     if (file.name !== item.name || file.size !== item.size) {
       setProblems([
-        `To resume “${item.name}”, pick that same file (${formatBytes(item.size)}); “${file.name}” is another one.`,
+        t('upload.notSameFile', {
+          name: item.name,
+          size: formatBytes(item.size),
+          other: file.name,
+        }),
       ]);
       return;
     }
@@ -246,7 +255,7 @@ export function UploadTray({ view }: { view: UploadQueueView<FileRow> }) {
   return (
     <section
       className={`tray${open ? '' : ' tray-folded'}`}
-      aria-label="Uploads"
+      aria-label={t('upload.tray')}
       ref={tray}
       onPointerEnter={() => setHeld(true)}
       onPointerLeave={() => setHeld(false)}
@@ -271,27 +280,27 @@ export function UploadTray({ view }: { view: UploadQueueView<FileRow> }) {
         <span className="tray-actions">
           {anyRunning ? (
             <button type="button" onClick={() => view.queue.pauseAll()}>
-              Pause all
+              {t('upload.pauseAll')}
             </button>
           ) : null}
           {anyPaused ? (
             <button type="button" onClick={() => view.queue.resumeAll()}>
-              Resume all
+              {t('upload.resumeAll')}
             </button>
           ) : null}
           {view.active > 0 && open ? (
             <button type="button" onClick={() => view.queue.cancelAll()}>
-              Cancel all
+              {t('upload.cancelAll')}
             </button>
           ) : null}
           {view.items.some((i) => i.state === 'done') ? (
             <button type="button" onClick={() => view.queue.clearDone()}>
-              Clear done
+              {t('upload.clearDone')}
             </button>
           ) : null}
           {problems.length ? (
             <button type="button" onClick={() => setProblems([])}>
-              Dismiss
+              {t('upload.dismiss')}
             </button>
           ) : null}
         </span>
@@ -300,7 +309,7 @@ export function UploadTray({ view }: { view: UploadQueueView<FileRow> }) {
         ref={picker}
         type="file"
         hidden
-        aria-label="Choose the file to resume"
+        aria-label={t('upload.chooseResume')}
         data-testid="resume-picker"
         onChange={(e) => {
           picked(e.target.files?.[0]);

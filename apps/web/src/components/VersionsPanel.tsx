@@ -1,6 +1,7 @@
 import { useBackendMutation, useBackendQuery, useUser } from '@app/backend-react';
 import { lazy, Suspense, useState } from 'react';
-import { formatBytes, formatDate } from '../format';
+import { formatBytes, formatDate, formatNumber } from '../format';
+import { t } from '../i18n';
 import { type FileRow, LIVE_KEYS } from '../lib/api';
 import type { DriveClient } from '../lib/client-types';
 import { canEdit, type Role } from '../lib/roles';
@@ -40,11 +41,11 @@ export default function VersionsPanel(props: {
   const invalidates = [versionsKey(file.id), ...LIVE_KEYS, ['activity']];
   const restore = useBackendMutation((v: VersionRow, c: DriveClient) => restoreVersion(c, v.id), {
     invalidates,
-    onSuccess: () => showToast({ message: `Restored a version of “${file.name}”.` }),
+    onSuccess: () => showToast({ message: t('versions.restored', { name: file.name }) }),
   });
   const remove = useBackendMutation((v: VersionRow, c: DriveClient) => deleteVersion(c, v.id), {
     invalidates,
-    onSuccess: () => showToast({ message: 'Version deleted.' }),
+    onSuccess: () => showToast({ message: t('versions.deleted') }),
   });
   const editable = canEdit(props.role);
   const rows = versions.data ?? [];
@@ -52,64 +53,73 @@ export default function VersionsPanel(props: {
   const busy = restore.isPending || remove.isPending;
 
   return (
-    <Dialog title={`Versions of “${file.name}”`} onClose={props.onClose} wide>
+    <Dialog title={t('versions.title', { name: file.name })} onClose={props.onClose} wide>
       <ErrorText error={versions.error ?? restore.error ?? remove.error} />
       {versions.isPending ? (
-        <p role="status">Loading…</p>
+        <p role="status">{t('row.loading')}</p>
       ) : (
-        <ol className="versions" aria-label="Versions, newest first">
+        <ol className="versions" aria-label={t('versions.list')}>
           {rows.map((v, i) => {
-            const label = `version ${rows.length - i}`;
-            const who =
-              v.uploaded_by && v.uploaded_by === user?.id ? 'you' : v.uploader_name || 'someone';
+            const n = formatNumber(rows.length - i);
+            const [before, after] = t('versions.meta', {
+              size: formatBytes(Number(v.size)),
+              how: v.restored_from ? 'restored' : 'uploaded',
+              by:
+                v.uploaded_by && v.uploaded_by === user?.id
+                  ? 'me'
+                  : v.uploader_name
+                    ? 'other'
+                    : 'someone',
+              name: v.uploader_name ?? '',
+              when: '\u0000',
+            }).split('\u0000');
             return (
               <li key={v.id} aria-current={v.is_current ? 'true' : undefined}>
                 <div className="version-text">
                   <strong>
-                    Version {rows.length - i}
-                    {v.is_current ? ' (current)' : ''}
+                    {v.is_current ? t('versions.current', { n }) : t('versions.version', { n })}
                   </strong>{' '}
                   <span>
-                    {formatBytes(Number(v.size))} · {v.restored_from ? 'restored' : 'uploaded'} by{' '}
-                    {who} ·{' '}
+                    {before}
                     <time dateTime={v.created_at} title={formatDate(v.created_at)}>
                       {timeAgo(v.created_at, now)}
                     </time>
+                    {after}
                   </span>
                 </div>
                 <div className="version-actions">
                   <button
                     type="button"
-                    aria-label={`Preview ${label}`}
+                    aria-label={t('versions.previewOne', { n })}
                     onClick={() => setPreviewed(versionFile(file, v))}
                   >
-                    Preview
+                    {t('versions.preview')}
                   </button>
                   <button
                     type="button"
-                    aria-label={`Download ${label}`}
+                    aria-label={t('versions.downloadOne', { n })}
                     onClick={() => props.onDownload(versionFile(file, v))}
                   >
-                    Download
+                    {t('versions.download')}
                   </button>
                   {editable && !v.is_current ? (
                     <>
                       <button
                         type="button"
-                        aria-label={`Restore ${label}`}
+                        aria-label={t('versions.restoreOne', { n })}
                         disabled={busy}
                         onClick={() => restore.mutate(v)}
                       >
-                        Restore
+                        {t('versions.restore')}
                       </button>
                       <button
                         type="button"
                         className="danger"
-                        aria-label={`Delete ${label}`}
+                        aria-label={t('versions.deleteOne', { n })}
                         disabled={busy}
                         onClick={() => remove.mutate(v)}
                       >
-                        Delete
+                        {t('versions.delete')}
                       </button>
                     </>
                   ) : null}
@@ -121,7 +131,7 @@ export default function VersionsPanel(props: {
       )}
       <div className="dialog-actions">
         <button type="button" className="primary" onClick={props.onClose}>
-          Close
+          {t('dialog.close')}
         </button>
       </div>
       {previewed ? (

@@ -1,6 +1,7 @@
 import { type UploadQueue, unwrap, useQueryClient } from '@app/backend-react';
 import { useCallback } from 'react';
 import { formatBytes } from '../format';
+import { t } from '../i18n';
 import { type FileRow, keys, storageUsage, type Usage } from '../lib/api';
 import type { DriveClient } from '../lib/client-types';
 import type { Picked, PickedFile } from '../lib/dropped';
@@ -85,7 +86,9 @@ export function useAddFiles(queue: UploadQueue<FileRow>) {
       const problems: string[] = [];
       const ok = picked.files.filter(({ file }) => {
         if (file.size > MAX_FILE_BYTES) {
-          problems.push(`${file.name} is too large: the limit is 5 GB per file.`);
+          problems.push(
+            t('addFiles.tooLarge', { name: file.name, limit: formatBytes(MAX_FILE_BYTES) }),
+          );
           return false;
         }
         return true;
@@ -111,7 +114,11 @@ export function useAddFiles(queue: UploadQueue<FileRow>) {
         accepted = ok.filter(({ file }) => {
           if (used + file.size > quota) {
             problems.push(
-              `Not enough storage for ${file.name}: you are using ${formatBytes(Math.min(used, quota))} of ${formatBytes(quota)}.`,
+              t('addFiles.noRoom', {
+                name: file.name,
+                used: formatBytes(Math.min(used, quota)),
+                quota: formatBytes(quota),
+              }),
             );
             return false;
           }
@@ -127,7 +134,7 @@ export function useAddFiles(queue: UploadQueue<FileRow>) {
             ...accepted.map((f) => f.path),
           ]);
         } catch (error) {
-          notify([`The folders could not be created: ${userErrorOf(error).message}`]);
+          notify([t('addFiles.noFolders', { reason: userErrorOf(error).message })]);
           return;
         }
       }

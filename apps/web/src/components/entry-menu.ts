@@ -3,6 +3,8 @@
  * (selection bar) offers, by view; their words; which are dangerous; which act on the whole
  * selection when given from a selected row; and the keys that give them to the focused row.
  */
+import { t } from '../i18n';
+import type { MessageKey } from '../i18n/messages/en';
 import { canEdit, type Role } from '../lib/roles';
 import type { Entry } from '../lib/selection';
 
@@ -21,20 +23,20 @@ export type Command =
   | 'restore'
   | 'delete-forever';
 
-export const LABELS: Record<Command, string> = {
-  open: 'Open',
-  preview: 'Preview',
-  download: 'Download',
-  share: 'Share',
-  activity: 'Activity',
-  versions: 'Versions',
-  rename: 'Rename',
-  move: 'Move',
-  star: 'Add star',
-  unstar: 'Remove star',
-  trash: 'Move to Trash',
-  restore: 'Restore',
-  'delete-forever': 'Delete forever',
+const LABELS: Record<Command, MessageKey> = {
+  open: 'cmd.open',
+  preview: 'cmd.preview',
+  download: 'cmd.download',
+  share: 'cmd.share',
+  activity: 'cmd.activity',
+  versions: 'cmd.versions',
+  rename: 'cmd.rename',
+  move: 'cmd.move',
+  star: 'cmd.star',
+  unstar: 'cmd.unstar',
+  trash: 'cmd.trash',
+  restore: 'cmd.restore',
+  'delete-forever': 'cmd.deleteForever',
 };
 
 /** Destructive commands, drawn as such (red) in menus and the selection bar. */
@@ -42,7 +44,7 @@ export const isDanger = (command: Command) => command === 'trash' || command ===
 
 /** A command as a menu or the selection bar shows it. */
 export function commandItem(command: Command) {
-  return { command, label: LABELS[command], danger: isDanger(command) };
+  return { command, label: t(LABELS[command]), danger: isDanger(command) };
 }
 
 /** Row-menu commands that act on the whole selection when the row is part of it. */

@@ -6,6 +6,7 @@
  * (./previews/), loaded when a file of its kind is opened.
  */
 import { lazy, Suspense } from 'react';
+import { t } from '../i18n';
 import { ErrorText } from './ErrorText';
 import { Cut, TEXT_LIMIT } from './previews/Cut';
 import { isCsv, isMarkdown, languageOf } from './previews/languages';
@@ -51,7 +52,7 @@ function TextPreview({ url }: { url: string }) {
   if (text.error) return <ErrorText error={text.error} />;
   return (
     <div className="doc-preview">
-      <pre className="text-preview">{text.data?.text ?? 'Loading…'}</pre>
+      <pre className="text-preview">{text.data?.text ?? t('row.loading')}</pre>
       {text.data && !text.data.whole ? <Cut /> : null}
     </div>
   );
@@ -77,7 +78,7 @@ export function MediaView({
   if (kind === 'other') return <div className="big-icon" aria-hidden="true" />;
   if (!src) return null;
   return (
-    <Suspense fallback={<p className="hint">Loading preview…</p>}>
+    <Suspense fallback={<p className="hint">{t('preview.loading')}</p>}>
       {kind === 'image' ? <img src={src} alt={name} /> : null}
       {kind === 'svg' ? <SvgView url={src} name={name} /> : null}
       {kind === 'video' ? <VideoView url={src} download={download} /> : null}

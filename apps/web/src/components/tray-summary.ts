@@ -1,6 +1,6 @@
 import type { UploadState } from '@app/backend-react';
-
-const files = (n: number) => `${n} ${n === 1 ? 'file' : 'files'}`;
+import { formatNumber } from '../format';
+import { t } from '../i18n';
 
 /**
  * The upload tray's one-line summary. Only uploads that are moving count as "uploading" (with
@@ -37,11 +37,11 @@ export function traySummary(
   }
   const pct = total > 0 ? Math.floor((sent / total) * 100) : 100;
   const parts: string[] = [];
-  if (running > 0) parts.push(`Uploading ${files(running)} · ${pct}%`);
-  if (paused > 0) parts.push(`${paused} paused`);
-  if (incomplete > 0) parts.push(`${incomplete} incomplete`);
-  if (failed > 0) parts.push(`${failed} ${failed === 1 ? 'upload' : 'uploads'} failed`);
+  if (running > 0) parts.push(t('tray.uploading', { count: running, pct: formatNumber(pct) }));
+  if (paused > 0) parts.push(t('tray.paused', { count: paused }));
+  if (incomplete > 0) parts.push(t('tray.incomplete', { count: incomplete }));
+  if (failed > 0) parts.push(t('tray.failed', { count: failed }));
   if (parts.length > 0) return parts.join(' · ');
-  if (items.length === 0 && refused > 0) return `${files(refused)} not uploaded`;
-  return 'Uploads complete';
+  if (items.length === 0 && refused > 0) return t('tray.notUploaded', { count: refused });
+  return t('tray.complete');
 }

@@ -8,6 +8,7 @@
 import { type LiveMessage, useQueryClient } from '@app/backend-react';
 import { useCallback, useRef } from 'react';
 import { useLocation, useNavigate } from 'react-router';
+import { t } from '../i18n';
 import { ACCESS_REVOKED, type FolderPlace, folderPlace } from './activity-api';
 import { keys } from './api';
 import { showToast } from './toasts';
@@ -79,7 +80,7 @@ export function useAccessEvents(): (message: LiveMessage) => void {
         if (path.current.startsWith(`/files/${folderId}`)) {
           navigate(AWAY_FROM_REVOKED, { replace: true });
         }
-        showToast({ message: `You no longer have access to “${name ?? here.name}”.` });
+        showToast({ message: t('access.lost', { name: name ?? here.name }) });
       });
     },
     [client, queryClient, navigate],

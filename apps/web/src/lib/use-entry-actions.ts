@@ -97,18 +97,20 @@ export function useEntryActions(): EntryActions {
         const back = (await unwrap(restoreItems(client, idsOf(entries)))) as Restored[];
         if (quiet) return;
         const only = back.length === 1 ? back[0] : undefined;
-        let message = `Restored ${describe(entries)}`;
         // Where it went (sharing: an Editor's restore may land in the owner's My files).
         const theirs = entries.length === 1 && entries[0]?.row.owner_id !== me;
         const folders = queryClient.getQueryData<FolderRow[]>(keys.allFolders);
         const into = only?.parent_id ? folders?.find((f) => f.id === only.parent_id)?.name : null;
-        if (only?.relocated) {
-          message += theirs
-            ? ' to its owner’s My files (its folder is no longer there or no longer shared with you)'
-            : ' to My files (its folder is no longer there)';
-        } else if (into) message += ` to “${into}”`;
-        if (only?.renamed) message += ` as “${only.name}” (the name was taken)`;
-        showToast({ message: `${message}.` });
+        const values = { what: describe(entries), folder: into, name: only?.name };
+        const renamed = Boolean(only?.renamed);
+        const message = only?.relocated
+          ? theirs
+            ? t(renamed ? 'restored.theirsRenamed' : 'restored.theirs', values)
+            : t(renamed ? 'restored.mineRenamed' : 'restored.mine', values)
+          : into
+            ? t(renamed ? 'restored.intoRenamed' : 'restored.into', values)
+            : t(renamed ? 'restored.renamed' : 'restored.plain', values);
+        showToast({ message });
       });
 
     const actions: EntryActions = {

@@ -32,9 +32,12 @@ interface Job {
   id: string;
   name: string;
   items: ZipItem[];
+  /** What an expired download URL says, in the page's language (the worker has no catalogue). */
+  expired?: string;
 }
 
 const jobs = new Map<string, Job>();
+let expired = 'This download has expired. Start it again.';
 
 self.addEventListener('install', () => {
   void self.skipWaiting();
@@ -46,6 +49,7 @@ self.addEventListener('activate', (event) => {
 self.addEventListener('message', (event) => {
   const job = event.data as Job | undefined;
   if (job?.type !== 'zip' || typeof job.id !== 'string' || !Array.isArray(job.items)) return;
+  if (typeof job.expired === 'string') expired = job.expired;
   jobs.set(job.id, job);
   setTimeout(() => jobs.delete(job.id), 60_000);
   event.ports[0]?.postMessage({ ok: true });
@@ -56,7 +60,7 @@ self.addEventListener('fetch', (event) => {
   if (!match?.[1]) return;
   const job = jobs.get(match[1]);
   if (!job) {
-    event.respondWith(new Response('This download has expired. Start it again.', { status: 404 }));
+    event.respondWith(new Response(expired, { status: 404 }));
     return;
   }
   jobs.delete(job.id);

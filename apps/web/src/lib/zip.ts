@@ -5,6 +5,7 @@
  * download streams straight to disk; else (no service worker: an insecure origin, some
  * private modes) in the page, kept in memory until it is saved.
  */
+import { t } from '../i18n';
 import { BUCKET } from './api';
 import type { DriveClient } from './client-types';
 import { type DownloadEntry, downloadEntries, type Ids } from './views-api';
@@ -84,7 +85,7 @@ function post(sw: ServiceWorker, message: unknown): Promise<void> {
 function startDownload(url: string): void {
   const frame = document.createElement('iframe');
   frame.hidden = true;
-  frame.title = 'Download';
+  frame.title = t('cmd.download');
   frame.src = url;
   document.body.append(frame);
   setTimeout(() => frame.remove(), 60_000);
@@ -107,7 +108,7 @@ export async function saveZip(list: ZipItem[], name: string): Promise<void> {
   const sw = await worker();
   if (sw) {
     const id = crypto.randomUUID();
-    await post(sw, { type: 'zip', id, name, items: list });
+    await post(sw, { type: 'zip', id, name, items: list, expired: t('zip.expired') });
     startDownload(new URL(`__zip/${id}`, new URL(workerUrl, window.location.href)).href);
     return;
   }

@@ -26,6 +26,7 @@ import typescript from 'highlight.js/lib/languages/typescript';
 import xml from 'highlight.js/lib/languages/xml';
 import yaml from 'highlight.js/lib/languages/yaml';
 import { useMemo } from 'react';
+import { t } from '../../i18n';
 import { ErrorText } from '../ErrorText';
 import { Cut, TEXT_LIMIT } from './Cut';
 import { useTextStart } from './use-text';
@@ -78,7 +79,7 @@ export default function CodeView({
   );
   if (text.error) return <ErrorText error={text.error} />;
   return (
-    <section className="doc-preview" aria-label={`Code of ${name}`}>
+    <section className="doc-preview" aria-label={t('preview.code', { name })}>
       {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region is reached by keyboard. */}
       <pre className="text-preview code-preview" tabIndex={0}>
         {html !== null ? (
@@ -88,7 +89,7 @@ export default function CodeView({
             dangerouslySetInnerHTML={{ __html: html }}
           />
         ) : (
-          <code>{source ?? 'Loading…'}</code>
+          <code>{source ?? t('row.loading')}</code>
         )}
       </pre>
       {text.data && !text.data.whole ? <Cut /> : null}

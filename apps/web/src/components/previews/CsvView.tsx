@@ -5,6 +5,8 @@
  */
 import Papa from 'papaparse';
 import { useMemo } from 'react';
+import { formatNumber } from '../../format';
+import { t } from '../../i18n';
 import { ErrorText } from '../ErrorText';
 import { useTextStart } from './use-text';
 
@@ -21,7 +23,7 @@ export default function CsvView({ url, name }: { url: string; name: string }) {
     return data.whole ? parsed.data : parsed.data.slice(0, -1);
   }, [text.data]);
   if (text.error) return <ErrorText error={text.error} />;
-  if (!rows) return <p className="hint">Loading…</p>;
+  if (!rows) return <p className="hint">{t('row.loading')}</p>;
   const [head = [], ...body] = rows;
   const shown = body.slice(0, ROWS_SHOWN);
   const left = body.length - shown.length;
@@ -29,7 +31,7 @@ export default function CsvView({ url, name }: { url: string; name: string }) {
   return (
     <div className="doc-preview">
       {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region is reached by keyboard. */}
-      <section className="table-preview" tabIndex={0} aria-label={`Table of ${name}`}>
+      <section className="table-preview" tabIndex={0} aria-label={t('preview.table', { name })}>
         <table>
           <caption className="sr-only">{name}</caption>
           <thead>
@@ -56,11 +58,21 @@ export default function CsvView({ url, name }: { url: string; name: string }) {
         </table>
       </section>
       <p className="hint table-count">
-        {left > 0 || !whole
-          ? `Showing ${shown.length} of ${whole ? body.length : `more than ${body.length}`} rows${
-              left > 0 ? ` (${left}${whole ? '' : '+'} not shown)` : ''
-            }.`
-          : `${body.length} ${body.length === 1 ? 'row' : 'rows'}.`}
+        {t(
+          left > 0
+            ? whole
+              ? 'preview.rowsLeft'
+              : 'preview.rowsLeftMore'
+            : whole
+              ? 'preview.rows'
+              : 'preview.rowsMore',
+          {
+            count: body.length,
+            n: formatNumber(body.length),
+            shown: formatNumber(shown.length),
+            left: formatNumber(left),
+          },
+        )}
       </p>
     </div>
   );

@@ -1,6 +1,7 @@
 /** A Markdown file rendered (marked, GitHub's flavour), its HTML sanitised (../../lib/sanitize). */
 import { marked } from 'marked';
 import { useEffect, useRef } from 'react';
+import { t } from '../../i18n';
 import { sanitizeMarkdownHtml } from '../../lib/sanitize';
 import { ErrorText } from '../ErrorText';
 import { Cut, TEXT_LIMIT } from './Cut';
@@ -19,8 +20,8 @@ export default function MarkdownView({ url, name }: { url: string; name: string 
   return (
     <div className="doc-preview">
       {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region is reached by keyboard. */}
-      <section className="markdown-body" tabIndex={0} aria-label={`Contents of ${name}`}>
-        {source === undefined ? <p className="hint">Loading…</p> : null}
+      <section className="markdown-body" tabIndex={0} aria-label={t('files.contents', { name })}>
+        {source === undefined ? <p className="hint">{t('row.loading')}</p> : null}
         {/* Filled with the sanitised nodes; React keeps no children of its own here. */}
         <div ref={box} />
       </section>

@@ -4,6 +4,8 @@
  * viewer is embedded, so a view-only link's page offers no download through it.
  */
 import { useEffect, useRef, useState } from 'react';
+import { formatNumber } from '../../format';
+import { t } from '../../i18n';
 import { closePdf, openPdf, type PdfDocument, pdfPage } from '../../lib/frames';
 
 const PDF_LIMIT = 100 * 1024 * 1024;
@@ -46,7 +48,7 @@ export default function PdfView({ url, name }: { url: string; name: string }) {
         const first = keep(made.current, await pdfPage(d, 1, WIDTH));
         if (live) setOpened({ doc: d, pages: [first] });
       })
-      .catch(() => live && setError('This PDF could not be shown.'));
+      .catch(() => live && setError(t('preview.pdfFailed')));
     return () => {
       live = false;
       for (const src of made.current.splice(0)) URL.revokeObjectURL(src);
@@ -60,35 +62,49 @@ export default function PdfView({ url, name }: { url: string; name: string }) {
     void pdfPage(opened.doc, next, WIDTH).then(
       (blob) =>
         live && setOpened({ ...opened, pages: [...opened.pages, keep(made.current, blob)] }),
-      () => live && setError(`Page ${next} could not be shown.`),
+      () => live && setError(t('preview.pageFailed', { page: formatNumber(next) })),
     );
     return () => {
       live = false;
     };
   }, [opened, wanted]);
   if (error) return <p className="hint">{error}</p>;
-  if (!opened) return <p className="hint">Loading…</p>;
+  if (!opened) return <p className="hint">{t('row.loading')}</p>;
   const total = opened.doc.numPages;
   const limit = Math.min(total, MAX_PAGES);
   return (
-    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region is reached by keyboard.
-    <section className="doc-preview pdf-preview" tabIndex={0} aria-label={`Pages of ${name}`}>
+    <section
+      className="doc-preview pdf-preview"
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region is reached by keyboard.
+      tabIndex={0}
+      aria-label={t('preview.pages', { name })}
+    >
       {opened.pages.map((src, i) => (
         <img
           key={src}
           src={src}
-          alt={`Page ${i + 1} of ${total} of ${name}`}
+          alt={t('preview.page', {
+            page: formatNumber(i + 1),
+            total: formatNumber(total),
+            name,
+          })}
           className="pdf-page"
         />
       ))}
       {wanted < limit ? (
         <button type="button" onClick={() => setWanted(limit)}>
           {limit === total
-            ? `Show all ${total} pages`
-            : `Show the first ${limit} of ${total} pages`}
+            ? t('preview.showAll', { count: total, n: formatNumber(total) })
+            : t('preview.showFirst', {
+                count: total,
+                n: formatNumber(total),
+                limit: formatNumber(limit),
+              })}
         </button>
       ) : opened.pages.length < wanted ? (
-        <p className="hint">Drawing page {opened.pages.length + 1}…</p>
+        <p className="hint">
+          {t('preview.drawing', { page: formatNumber(opened.pages.length + 1) })}
+        </p>
       ) : null}
     </section>
   );

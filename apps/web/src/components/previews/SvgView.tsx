@@ -3,6 +3,7 @@
  * scripts never run and it loads nothing from elsewhere.
  */
 import { useEffect, useState } from 'react';
+import { t } from '../../i18n';
 import { sanitizeSvg } from '../../lib/sanitize';
 import { ErrorText } from '../ErrorText';
 import { useTextStart } from './use-text';
@@ -28,11 +29,11 @@ export default function SvgView({ url, name }: { url: string; name: string }) {
     };
   }, [source]);
   if (text.error) return <ErrorText error={text.error} />;
-  if (text.data && !text.data.whole) return <p className="hint">Too large to preview here.</p>;
-  if (failed) return <p className="hint">This SVG picture could not be read.</p>;
+  if (text.data && !text.data.whole) return <p className="hint">{t('preview.svgTooLarge')}</p>;
+  if (failed) return <p className="hint">{t('preview.svgUnreadable')}</p>;
   return src ? (
     <img src={src} alt={name} className="svg-preview" />
   ) : (
-    <p className="hint">Loading…</p>
+    <p className="hint">{t('row.loading')}</p>
   );
 }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   commandItem,
   entryCommands,
@@ -6,8 +6,11 @@ import {
   SHORTCUTS,
   selectionCommands,
 } from '../../../src/components/entry-menu';
+import { loadLocale } from '../../../src/i18n';
 import type { FileRow, FolderRow } from '../../../src/lib/api';
 import type { Entry } from '../../../src/lib/selection';
+
+beforeAll(() => loadLocale('en'));
 
 const file = (over: Partial<FileRow> = {}): Entry => ({
   kind: 'file',

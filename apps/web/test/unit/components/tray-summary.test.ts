@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { traySummary } from '../../../src/components/tray-summary';
+import { loadLocale } from '../../../src/i18n';
+
+beforeAll(() => loadLocale('en'));
 
 const item = (state: Parameters<typeof traySummary>[0][number]['state'], size = 100, sent = 0) => ({
   state,
@@ -41,5 +44,19 @@ describe('traySummary', () => {
     expect(traySummary([], 1)).toBe('1 file not uploaded');
     expect(traySummary([], 2)).toBe('2 files not uploaded');
     expect(traySummary([item('done', 100, 100)], 1)).toBe('Uploads complete');
+  });
+
+  it('says it in Arabic, with the plural form of each count', async () => {
+    await loadLocale('ar');
+    try {
+      const pct = new Intl.NumberFormat('ar').format(50);
+      expect(traySummary([item('uploading', 100, 50), item('queued', 100, 50)], 0)).toBe(
+        `جارٍ رفع ملفين · ${pct}٪`,
+      );
+      expect(traySummary([item('failed')], 0)).toBe('فشلت عملية رفع واحدة');
+      expect(traySummary([], 1)).toBe('لم يُرفع ملف واحد');
+    } finally {
+      await loadLocale('en');
+    }
   });
 });
