@@ -16,6 +16,29 @@
 -- The order is the same: score, then name (case-insensitive), then id. Access is checked as
 -- the read policies do, and `search_items` still reads the rows through row level security.
 
+-- Whether a file is a search result for its reader: ready, not in the Trash, within the
+-- filters, and the reader's own or shared with them (as the read policies say). One
+-- expression, inlined by the planner where it is called (no SET clause, names qualified).
+create or replace function private.search_file_passes(
+  f public.files, uid uuid, shared uuid[], p_type text, p_owner text,
+  p_modified_after timestamptz, p_modified_before timestamptz, p_min_size bigint,
+  p_max_size bigint
+)
+  returns boolean language sql stable
+  as $$
+    select f.status = 'ready' and f.trashed_at is null and f.deleting_since is null
+       and (p_type is null or f.search_type = p_type)
+       and (p_min_size is null or f.size >= p_min_size)
+       and (p_max_size is null or f.size <= p_max_size)
+       and (f.owner_id = uid or (f.ancestors operator(pg_catalog.||) f.id) operator(pg_catalog.&&) shared)
+       and (p_owner is null or (p_owner = 'mine') = (f.owner_id = uid))
+       and (p_modified_after is null or f.updated_at >= p_modified_after)
+       and (p_modified_before is null or f.updated_at < p_modified_before)
+  $$;
+revoke all on function private.search_file_passes(
+  public.files, uuid, uuid[], text, text, timestamptz, timestamptz, bigint, bigint
+) from public;
+
 create or replace function private.search_page(
   p_q text, p_type text, p_owner text, p_modified_after timestamptz,
   p_modified_before timestamptz, p_min_size bigint, p_max_size bigint,
@@ -59,14 +82,8 @@ create or replace function private.search_page(
       ),
       best_items as materialized (
         select f.id, f.name, b.score from best b join public.files f on f.id = b.id
-         where f.status = 'ready' and f.trashed_at is null and f.deleting_since is null
-           and (p_type is null or f.search_type = p_type)
-           and (p_min_size is null or f.size >= p_min_size)
-           and (p_max_size is null or f.size <= p_max_size)
-           and (f.owner_id = uid or (f.ancestors || f.id) && shared)
-           and (p_owner is null or (p_owner = 'mine') = (f.owner_id = uid))
-           and (p_modified_after is null or f.updated_at >= p_modified_after)
-           and (p_modified_before is null or f.updated_at < p_modified_before)
+         where private.search_file_passes(f, uid, shared, p_type, p_owner, p_modified_after,
+                                          p_modified_before, p_min_size, p_max_size)
       ),
       enough as (
         select coalesce(count(*) >= wanted, false) as yes from best_items
@@ -78,14 +95,8 @@ create or replace function private.search_page(
         union all
         select 'file', f.id, f.name, fo.score from found fo join public.files f on f.id = fo.id
          where not (select yes from enough)
-           and f.status = 'ready' and f.trashed_at is null and f.deleting_since is null
-           and (p_type is null or f.search_type = p_type)
-           and (p_min_size is null or f.size >= p_min_size)
-           and (p_max_size is null or f.size <= p_max_size)
-           and (f.owner_id = uid or (f.ancestors || f.id) && shared)
-           and (p_owner is null or (p_owner = 'mine') = (f.owner_id = uid))
-           and (p_modified_after is null or f.updated_at >= p_modified_after)
-           and (p_modified_before is null or f.updated_at < p_modified_before)
+           and private.search_file_passes(f, uid, shared, p_type, p_owner, p_modified_after,
+                                          p_modified_before, p_min_size, p_max_size)
         union all
         select 'folder', d.id, d.name,
                (case when lower(d.name) = phrase then 2
