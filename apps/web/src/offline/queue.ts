@@ -94,10 +94,11 @@ function showInCache(queryClient: QueryClient, change: Change): void {
   }
 }
 
-async function add(queryClient: QueryClient, change: Change, message: string): Promise<void> {
+/** Queues changes, shows them in the kept listings (saved at once) and says so. */
+async function add(queryClient: QueryClient, changes: Change[], message: string): Promise<void> {
   await loaded;
-  update({ ...state, changes: [...state.changes, change] });
-  showInCache(queryClient, change);
+  update({ ...state, changes: [...state.changes, ...changes] });
+  for (const change of changes) showInCache(queryClient, change);
   keepListingsNow();
   showToast({ message });
 }
@@ -109,38 +110,35 @@ export function queueRename(queryClient: QueryClient, entry: Entry, name: string
   const table = entry.kind === 'file' ? 'files' : 'folders';
   const before = entry.row.name;
   const change: Change = { id: newId(), kind: 'rename', table, itemId: entry.row.id, before, name };
-  return add(queryClient, change, t('offline.renamed', { before, name }));
+  return add(queryClient, [change], t('offline.renamed', { before, name }));
 }
 
 /** Moves entries offline. */
-export async function queueMove(
+export function queueMove(
   queryClient: QueryClient,
   entries: Entry[],
   to: string | null,
   toName: string,
 ) {
-  for (const [i, e] of entries.entries()) {
-    const from = e.kind === 'file' ? e.row.folder_id : e.row.parent_id;
-    const table = e.kind === 'file' ? 'files' : 'folders';
-    const change: Change = {
-      ...{ id: newId(), kind: 'move', table, itemId: e.row.id, name: e.row.name },
-      ...{ from, to, toName },
-    };
-    const last = i === entries.length - 1;
-    if (!last) {
-      await loaded;
-      update({ ...state, changes: [...state.changes, change] });
-      showInCache(queryClient, change);
-    } else {
-      await add(queryClient, change, t('offline.moved', { count: entries.length, where: toName }));
-    }
-  }
+  const changes = entries.map(
+    (e): Change => ({
+      id: newId(),
+      kind: 'move',
+      table: e.kind === 'file' ? 'files' : 'folders',
+      itemId: e.row.id,
+      name: e.row.name,
+      from: e.kind === 'file' ? e.row.folder_id : e.row.parent_id,
+      to,
+      toName,
+    }),
+  );
+  return add(queryClient, changes, t('offline.moved', { count: entries.length, where: toName }));
 }
 
 /** Makes a new folder offline. */
 export function queueFolder(queryClient: QueryClient, name: string, parentId: string | null) {
   const change: Change = { id: newId(), kind: 'folder', folderId: newId(), parentId, name };
-  return add(queryClient, change, t('offline.created', { name }));
+  return add(queryClient, [change], t('offline.created', { name }));
 }
 
 /** A failure that says nothing about the change: the network or the server is away. */
@@ -183,7 +181,7 @@ async function folderThere(client: DriveClient, id: string): Promise<boolean> {
 }
 
 /** Sends one change as made (`name`: under another name, after "keep both"). */
-async function write1(client: DriveClient, change: Change, name?: string): Promise<void> {
+async function sendChange(client: DriveClient, change: Change, name?: string): Promise<void> {
   let result: { error: unknown };
   if (change.kind === 'folder') {
     const row = { id: change.folderId, name: name ?? change.name, parent_id: change.parentId };
@@ -209,7 +207,7 @@ async function sendOne(client: DriveClient, change: Change): Promise<Conflict | 
     return { change, reason: 'refused', message: t('offline.noDestination') };
   }
   try {
-    await write1(client, change);
+    await sendChange(client, change);
     return null;
   } catch (error) {
     if (transient(error)) throw error;
@@ -286,7 +284,7 @@ export async function settle(
   if (choice === 'mine') {
     try {
       if (conflict.reason === 'taken') await keepBoth(client, conflict.change);
-      else await write1(client, conflict.change);
+      else await sendChange(client, conflict.change);
     } catch (error) {
       if (transient(error)) throw error;
       const again = conflictOf(conflict.change, error);
@@ -301,7 +299,7 @@ export async function settle(
 async function keepBoth(client: DriveClient, change: Change): Promise<void> {
   for (let n = 1; ; n += 1) {
     try {
-      await write1(client, change, numbered(change.name, n));
+      await sendChange(client, change, numbered(change.name, n));
       return;
     } catch (error) {
       if ((error as { code?: unknown }).code !== '23505' || n >= 50) throw error;
