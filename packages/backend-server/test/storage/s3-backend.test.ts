@@ -4,8 +4,9 @@
  * copy, move, remove, list, signed URLs, image transformations, tus uploads — with the
  * bytes in the bucket (as `objects/<version>`) and none in the storage directory.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
@@ -19,6 +20,7 @@ import { client, mintUser, policiesDir, sha256, type TestUser, uniqueBucket } fr
 import { bodySha256, startTus } from './tus-support';
 
 const MiB = 1024 * 1024;
+const md5 = (data: Uint8Array) => createHash('md5').update(data).digest('hex');
 const ceph = await s3Server();
 if (!ceph.available) console.warn(`S3 backend suite skipped: ${ceph.reason}`);
 
@@ -70,6 +72,9 @@ describe.skipIf(!ceph.available)(`storage on an S3 backend (${databaseKind()})`,
 
     const url = `${server.url}/storage/v1/object/authenticated/${bucket}/${name}`;
     const auth = { authorization: `Bearer ${alice.token}`, apikey: server.anonKey };
+    // A body of declared length went in one PUT; its ETag, the store's, is the bytes' md5.
+    const head = await fetch(url, { method: 'HEAD', headers: auth });
+    expect(head.headers.get('etag')).toBe(`"${md5(data)}"`);
     const ranged = await fetch(url, { headers: { ...auth, range: 'bytes=1000-1999999' } });
     expect(ranged.status).toBe(206);
     expect(ranged.headers.get('content-range')).toBe(`bytes 1000-1999999/${data.length}`);
@@ -82,6 +87,79 @@ describe.skipIf(!ceph.available)(`storage on an S3 backend (${databaseKind()})`,
     expect(bad.status).toBe(416);
     await bad.body?.cancel();
   }, 120_000);
+
+  it('streams a form upload and a body of unknown length through a multipart upload, md5 as ETag', async () => {
+    const storage = client(server, alice).storage.from(bucket);
+    const auth = { authorization: `Bearer ${alice.token}`, apikey: server.anonKey };
+    const form = randomBytes(9 * MiB + 7);
+    const formName = `${alice.id}/form.bin`;
+    // supabase-js sends a Blob as multipart/form-data: no length known for the file part.
+    const sent = await storage.upload(formName, new Blob([form]), {
+      contentType: 'application/x-test',
+    });
+    expect(sent.error).toBeNull();
+    const formUrl = `${server.url}/storage/v1/object/authenticated/${bucket}/${formName}`;
+    expect((await fetch(formUrl, { method: 'HEAD', headers: auth })).headers.get('etag')).toBe(
+      `"${md5(form)}"`,
+    );
+    expect(await bodySha256(await fetch(formUrl, { headers: auth }))).toEqual({
+      sha256: sha256(form),
+      size: form.length,
+    });
+
+    // A chunked body (no Content-Length).
+    const raw = randomBytes(3 * MiB + 1);
+    const rawName = `${alice.id}/chunked.bin`;
+    const rawUrl = `${server.url}/storage/v1/object/${bucket}/${rawName}`;
+    const put = await fetch(rawUrl, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/x-test' },
+      body: new ReadableStream({
+        start(c) {
+          for (let at = 0; at < raw.length; at += MiB) c.enqueue(raw.subarray(at, at + MiB));
+          c.close();
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit);
+    expect(put.status).toBe(200);
+    const got = await fetch(`${server.url}/storage/v1/object/authenticated/${bucket}/${rawName}`, {
+      headers: auth,
+    });
+    expect(got.headers.get('etag')).toBe(`"${md5(raw)}"`);
+    expect(await bodySha256(got)).toEqual({ sha256: sha256(raw), size: raw.length });
+  });
+
+  it('leaves nothing in the bucket of an upload cut off mid-body', async () => {
+    const before = await keys();
+    const name = `${alice.id}/cut.bin`;
+    await new Promise<void>((resolve) => {
+      const req = httpRequest(`${server.url}/storage/v1/object/${bucket}/${name}`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${alice.token}`,
+          apikey: server.anonKey,
+          'content-type': 'application/x-test',
+          'content-length': String(9 * MiB),
+        },
+      });
+      req.on('error', () => resolve());
+      req.on('close', () => resolve());
+      req.write(randomBytes(3 * MiB), () => setTimeout(() => req.destroy(), 200));
+    });
+    // The server notices the reset, aborts its PUT and deletes whatever reached the key.
+    let left: string[] = [];
+    for (let i = 0; i < 50; i++) {
+      left = (await keys()).filter((k) => !before.includes(k));
+      if (left.length === 0) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(left).toEqual([]);
+    expect((await client(server, alice).storage.from(bucket).info(name)).error).not.toBeNull();
+    // The server goes on: the same name uploads whole.
+    const again = randomBytes(MiB);
+    expect((await client(server, alice).storage.from(bucket).upload(name, again)).error).toBeNull();
+  });
 
   it('replaces, copies, moves, lists and removes, freeing the bytes of gone versions', async () => {
     const storage = client(server, alice).storage.from(bucket);

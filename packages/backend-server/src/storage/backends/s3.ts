@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
 import { createReadStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
-import { PassThrough, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
@@ -13,15 +12,17 @@ import {
   HeadObjectCommand,
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
+  PutObjectCommand,
   S3Client,
   UploadPartCopyCommand,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import { S3PutWriter, S3Writer } from './s3-writers';
 import {
   checkVersion,
-  Meter,
   type ObjectBackend,
   type ObjectWriter,
+  SizeLimitExceeded,
   type StoredObject,
   SWEEP_GRACE_MS,
   VersionGone,
@@ -43,6 +44,8 @@ const MAX_PARTS = 10_000;
 /** Parts of 8 MiB, or larger when `limit` bytes would not fit in S3's 10,000 parts. */
 const partSize = (limit: number) => Math.max(MIN_PART, Math.ceil(limit / (MAX_PARTS - 1)));
 const QUEUE = 4;
+/** S3's largest single PutObject. */
+const PUT_MAX = 5 * 1024 ** 3;
 /** Largest single CopyObject; bigger objects are copied part by part. */
 const COPY_MAX = 5 * 1024 ** 3;
 const COPY_PART = 1024 ** 3;
@@ -62,8 +65,47 @@ const notFound = (error: unknown) => {
  */
 function unsignedPayload(request: unknown): void {
   const r = request as { headers?: Record<string, string>; body?: unknown };
-  if (r.headers && ArrayBuffer.isView(r.body))
+  const stream = typeof (r.body as { pipe?: unknown } | undefined)?.pipe === 'function';
+  if (r.headers && (ArrayBuffer.isView(r.body) || stream))
     r.headers['x-amz-content-sha256'] = 'UNSIGNED-PAYLOAD';
+}
+
+/**
+ * The client's log: its one warning, that a streamed body cannot be sent again, comes with
+ * the error it throws, which reaches the request that wrote it.
+ */
+const QUIET = { debug() {}, info() {}, warn() {}, error: console.error };
+
+/** A client of the store; payloads go unsigned, and no checksum is added or checked. */
+function s3Client(settings: S3BackendSettings): S3Client {
+  const client = new S3Client({
+    region: settings.region,
+    forcePathStyle: settings.forcePathStyle,
+    logger: QUIET,
+    // No CRC32 of every part sent (which the store then checks again) and none checked on
+    // reads: the bytes' md5 is ours already (Meter). With both hashes (and the signed
+    // payload below) an upload straight to radosgw ran at 57 MiB/s on two cores, without
+    // them at 92. S3 operations that require a checksum (DeleteObjects) still get one.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
+    ...(settings.accessKeyId && settings.secretAccessKey
+      ? {
+          credentials: {
+            accessKeyId: settings.accessKeyId,
+            secretAccessKey: settings.secretAccessKey,
+          },
+        }
+      : {}),
+  });
+  client.middlewareStack.add(
+    (next) => (args) => {
+      unsignedPayload(args.request);
+      return next(args);
+    },
+    { step: 'build', name: 'unsignedPayload' },
+  );
+  return client;
 }
 
 /**
@@ -78,32 +120,7 @@ export class S3Backend implements ObjectBackend {
   onRemove: ((version: string) => Promise<void>) | null = null;
 
   constructor(readonly settings: S3BackendSettings) {
-    this.client = new S3Client({
-      region: settings.region,
-      forcePathStyle: settings.forcePathStyle,
-      // No CRC32 of every part sent (which the store then checks again) and none checked on
-      // reads: the bytes' md5 is ours already (Meter). With both hashes (and the signed
-      // payload below) an upload straight to radosgw ran at 57 MiB/s on two cores, without
-      // them at 92. S3 operations that require a checksum (DeleteObjects) still get one.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-      ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
-      ...(settings.accessKeyId && settings.secretAccessKey
-        ? {
-            credentials: {
-              accessKeyId: settings.accessKeyId,
-              secretAccessKey: settings.secretAccessKey,
-            },
-          }
-        : {}),
-    });
-    this.client.middlewareStack.add(
-      (next) => (args) => {
-        unsignedPayload(args.request);
-        return next(args);
-      },
-      { step: 'build', name: 'unsignedPayload' },
-    );
+    this.client = s3Client(settings);
   }
 
   keyOf(version: string): string {
@@ -128,8 +145,33 @@ export class S3Backend implements ObjectBackend {
     });
   }
 
-  async createWriter(limit: number): Promise<ObjectWriter> {
+  /**
+   * A body of known length up to S3's largest PUT goes to its key in one streamed PutObject,
+   * its md5 the store's ETag (a single PUT's ETag is the md5 of its bytes): no second hash
+   * and no part buffers in this process. Others stream through a multipart upload, hashed.
+   */
+  async createWriter(limit: number, length?: number): Promise<ObjectWriter> {
+    if (length !== undefined && length > limit) throw new SizeLimitExceeded();
+    if (length !== undefined && length <= PUT_MAX) {
+      return new S3PutWriter(this, randomUUID(), length);
+    }
     return new S3Writer(this, randomUUID(), limit);
+  }
+
+  /**
+   * Sends `body`, of exactly `length` bytes, to `key` as one streamed PutObject (the SDK does
+   * not retry a streamed body). `signal` aborts it.
+   */
+  putStream(key: string, body: Readable, length: number, signal: AbortSignal) {
+    return this.client.send(
+      new PutObjectCommand({
+        Bucket: this.settings.bucket,
+        Key: key,
+        Body: body,
+        ContentLength: length,
+      }),
+      { abortSignal: signal },
+    );
   }
 
   /** Streams a finished local file (a tus upload) to the version's key, then removes it. */
@@ -195,6 +237,13 @@ export class S3Backend implements ObjectBackend {
       new DeleteObjectCommand({ Bucket: this.settings.bucket, Key: this.keyOf(version) }),
     );
     await this.onRemove?.(version);
+  }
+
+  /** Deletes whatever an unfinished write left at a version's key (errors ignored). */
+  async removeKey(version: string): Promise<void> {
+    await this.client
+      .send(new DeleteObjectCommand({ Bucket: this.settings.bucket, Key: this.keyOf(version) }))
+      .catch(() => {});
   }
 
   /** Server-side copy (part by part past 5 GiB, the limit of one CopyObject). */
@@ -319,68 +368,5 @@ export class S3Backend implements ObjectBackend {
       removed++;
     }
     return removed;
-  }
-}
-
-/**
- * A write streamed to the version's key as it arrives: chunks go through a PassThrough
- * (backpressure: a write waits while the upload's buffer is full) into lib-storage's
- * multipart upload; `finish` waits for it to complete.
- */
-class S3Writer implements ObjectWriter {
-  private readonly meter: Meter;
-  private readonly body = new PassThrough({ highWaterMark: 1 << 20 });
-  private readonly upload: Upload;
-  private readonly done: Promise<unknown>;
-  private failure: unknown = null;
-  private finished = false;
-
-  constructor(
-    private readonly backend: S3Backend,
-    readonly version: string,
-    limit: number,
-  ) {
-    this.meter = new Meter(limit);
-    this.upload = backend.uploadStream(backend.keyOf(version), this.body, limit);
-    this.done = this.upload.done();
-    this.done.catch((error: unknown) => {
-      this.failure = error;
-      this.body.destroy();
-    });
-  }
-
-  async write(chunk: Uint8Array): Promise<void> {
-    if (this.failure) throw this.failure;
-    const buffer = this.meter.add(chunk);
-    if (!this.body.write(buffer)) {
-      await Promise.race([once(this.body, 'drain'), this.done]);
-      if (this.failure) throw this.failure;
-    }
-  }
-
-  async finish(): Promise<{ size: number; md5: string }> {
-    this.body.end();
-    await this.done;
-    this.finished = true;
-    return this.meter.digest();
-  }
-
-  async commit(): Promise<void> {}
-
-  async discard(): Promise<void> {
-    if (!this.finished) {
-      await this.upload.abort().catch(() => {});
-      this.body.destroy();
-      await this.done.catch(() => {});
-    }
-    // Whatever reached the key (a small upload completes as one PUT).
-    await this.backend.client
-      .send(
-        new DeleteObjectCommand({
-          Bucket: this.backend.settings.bucket,
-          Key: this.backend.keyOf(this.version),
-        }),
-      )
-      .catch(() => {});
   }
 }

@@ -53,7 +53,10 @@ export interface ObjectWriter {
   readonly version: string;
   /** Appends bytes; throws SizeLimitExceeded past the limit. */
   write(chunk: Uint8Array): Promise<void>;
-  /** Ends the write; the size and hex md5 of what was written. */
+  /**
+   * Ends the write; the size and hex md5 of what was written (with an S3 store and a known
+   * length, the store's ETag: the md5 of a single PUT's bytes).
+   */
   finish(): Promise<{ size: number; md5: string }>;
   /** Puts the finished bytes in place as `version`. */
   commit(): Promise<void>;
@@ -79,8 +82,12 @@ export interface ObjectBackend {
   /** Called for every version whose bytes were removed (the render cache drops its variants). */
   onRemove: ((version: string) => Promise<void>) | null;
   init(): Promise<void>;
-  /** A writer of new bytes limited to `limit` bytes, as a new version. */
-  createWriter(limit: number): Promise<ObjectWriter>;
+  /**
+   * A writer of new bytes limited to `limit` bytes, as a new version. `length`, when the
+   * size is known before the first byte (a body with a Content-Length), lets a backend store
+   * it in one request; the writer then takes exactly that many bytes.
+   */
+  createWriter(limit: number, length?: number): Promise<ObjectWriter>;
   /** Makes a finished, fsynced local file (a tus upload) version `version`; the file is gone after. */
   adoptFile(path: string, version: string): Promise<void>;
   /** Opens a version for reading; rejects with VersionGone (code ENOENT) when it is not there. */

@@ -84,7 +84,8 @@ export async function receiveUpload(req: Request, options: ReceiveOptions): Prom
   let userMetadata = !boundary && xMetadata ? decodeXMetadata(xMetadata) : null;
   if (!boundary) checkMime(mimetype, options.allowedMimeTypes);
 
-  const temp = await options.objects.createWriter(options.limit);
+  const exact = !boundary && Number.isFinite(declared) ? declared : undefined;
+  const temp = await options.objects.createWriter(options.limit, exact);
   const reader = req.body?.getReader() ?? null;
   try {
     if (boundary) {
