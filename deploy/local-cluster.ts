@@ -159,7 +159,8 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
     const bucket = `objects-${randomBytes(4).toString('hex')}`;
     await createBucket(s3, bucket);
 
-    // What every replica shares: JWT keys, Vault's key, the storage directory.
+    // What every replica shares: JWT keys, Vault's key (no directory: bytes and resumable
+    // uploads are in the bucket; each replica's storage directory holds its render cache).
     const keys = join(dir, 'signing_keys.json');
     await writeFile(keys, JSON.stringify([generateSigningKey('ES256')]), { mode: 0o600 });
     const vaultKey = join(dir, 'vault.key');
@@ -186,7 +187,7 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
 
     const args = [
       ...['--project', project, '--database-url', databaseUrl],
-      ...['--storage-dir', join(dir, 'storage'), '--storage-backend', 's3'],
+      ...['--storage-backend', 's3'],
       ...['--s3-bucket', bucket, '--s3-endpoint', s3.endpoint, '--s3-region', s3.region],
       ...['--s3-force-path-style', '--signing-keys', keys, '--vault-key-file', vaultKey],
       ...['--site-url', siteUrl, '--public-url', url, '--trusted-proxy', '127.0.0.1'],
@@ -197,7 +198,8 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
     const replicas: Replica[] = [];
     for (let i = 0; i < count; i++) {
       const port = first ? first + i : await freePort();
-      replicas.push(new Replica(`r${i + 1}`, port, args, env));
+      const own = ['--storage-dir', join(dir, `storage-r${i + 1}`)];
+      replicas.push(new Replica(`r${i + 1}`, port, [...args, ...own], env));
     }
     cleanups.push(async () => {
       await Promise.all(replicas.map((r) => r.terminate()));

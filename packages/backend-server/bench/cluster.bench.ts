@@ -5,8 +5,8 @@
  *
  * - 256 MiB up (one streamed `POST /storage/v1/object`) and down (`GET`, streamed and
  *   hashed), interleaved rounds, median MiB/s; goal: cluster ≥ 0.8× disk, each way;
- * - the hops apart, in the same rounds: radosgw alone (the server's own S3 client and part
- *   settings, no replica, no HAProxy) each way, and one replica without HAProxy; and the CPU
+ * - the hops apart, in the same rounds: radosgw alone (the server's own S3 client sending
+ *   one streamed PUT as a replica does, no replica, no HAProxy) each way, and one replica without HAProxy; and the CPU
  *   seconds each process spent per transfer (client, replicas, HAProxy, radosgw, ceph-osd):
  *   on two cores Ceph's share bounds what the replicas can reach;
  * - idle RSS of each replica (VmRSS) every 30 s for CLUSTER_IDLE_S seconds (default 300)
@@ -242,8 +242,9 @@ export default async function main(): Promise<void> {
     const sha256 = createHash('sha256').update(body).digest('hex');
     const up = { cluster: [] as number[], disk: [] as number[] };
     const down = { cluster: [] as number[], disk: [] as number[] };
-    // The hops apart: radosgw alone through the server's own S3 client and upload settings
-    // (no replica, no HAProxy), and one replica reached without HAProxy.
+    // The hops apart: radosgw alone through the server's own S3 client, one streamed PUT as a
+    // replica sends an upload of known length (no replica, no HAProxy), and one replica
+    // reached without HAProxy.
     const hop = { rgwUp: [] as number[], rgwDown: [] as number[], oneUp: [] as number[] };
     const rgw = new S3Backend({
       bucket: cluster.s3.bucket,
@@ -262,7 +263,9 @@ export default async function main(): Promise<void> {
       const key = `bench/r${round}`;
       hop.rgwUp.push(
         await cpu.track('up, straight to radosgw', () =>
-          direct(() => rgw.uploadStream(key, Readable.from([body]), SIZE).done()),
+          direct(() =>
+            rgw.putStream(key, Readable.from([body]), SIZE, new AbortController().signal),
+          ),
         ),
       );
       hop.rgwDown.push(await direct(() => rgwGet(rgw, key, sha256)));
@@ -292,7 +295,7 @@ export default async function main(): Promise<void> {
         `  ${what}: ${median(xs).toFixed(0)} MiB/s = ${(median(xs) / d).toFixed(2)}× the disk upload`,
       );
     ceiling(
-      "upload straight to radosgw (the server's S3 client, 8 MiB parts, 4 in flight)",
+      "upload straight to radosgw (the server's S3 client, one streamed PUT as a replica sends it)",
       hop.rgwUp,
     );
     ceiling('upload to one replica → radosgw (no HAProxy)', hop.oneUp);
