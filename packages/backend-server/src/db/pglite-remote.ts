@@ -44,6 +44,7 @@ export async function openPgliteThread(options: PgliteThreadOptions = {}): Promi
   const init: ThreadInit = {
     dataDir: options.dataDir ?? null,
     snapshotFile: options.snapshotFile ?? null,
+    pgliteDir: dirname(pgliteEntry()),
   };
   const worker = new Worker(await threadScript(), { workerData: init });
   const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();

@@ -30,6 +30,7 @@ function snapshotBlob(file: string): Blob {
 const ready = openPglite({
   dataDir: init.dataDir ?? undefined,
   loadDataDir: init.snapshotFile ? snapshotBlob(init.snapshotFile) : undefined,
+  pgliteDir: init.pgliteDir,
 });
 
 const post = (reply: Reply, transfer: ArrayBuffer[] = []) => port.postMessage(reply, transfer);

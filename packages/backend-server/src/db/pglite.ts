@@ -55,6 +55,8 @@ export interface PgliteOptions {
   dataDir?: string | undefined;
   /** A `dumpDataDir()` tarball to start from (the platform snapshot). */
   loadDataDir?: Blob | undefined;
+  /** PGlite's installed folder (its contrib bundles); resolved from this module when absent. */
+  pgliteDir?: string | undefined;
 }
 
 /**
@@ -82,7 +84,7 @@ export async function openPglite(
   options: PgliteOptions = {},
 ): Promise<Database & { pglite: PGlite }> {
   // Unpacked while PGlite starts; awaited (and its failure reported) once it has.
-  const extensionFiles = loadExtensionFiles();
+  const extensionFiles = loadExtensionFiles(options.pgliteDir);
   extensionFiles.catch(() => {});
   const pglite = await PGlite.create(options.dataDir, {
     parsers,

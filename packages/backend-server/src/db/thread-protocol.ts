@@ -5,6 +5,11 @@ export interface ThreadInit {
   dataDir: string | null;
   /** A data-directory tarball to start from (the platform snapshot), read by the thread. */
   snapshotFile: string | null;
+  /**
+   * PGlite's installed folder, resolved by the main thread: the worker's script may be a
+   * bundle in a temp folder, where the package cannot be resolved.
+   */
+  pgliteDir: string;
 }
 
 /** A call without its id (distributes over the union, unlike Omit). */

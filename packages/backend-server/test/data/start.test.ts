@@ -9,13 +9,25 @@ import { startServer } from '../../src/server';
 import { builtCli } from '../support/built-cli';
 import { DRIVE } from './support';
 
+const PACKAGE = join(import.meta.dirname, '..', '..');
 const root = mkdtempSync(join(tmpdir(), 'start-cli-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-/** Starts `backend-server start …` from source; resolves once its banner is out. */
-async function start(args: string[]): Promise<{ child: ChildProcess; banner: string }> {
-  const child = spawn(process.execPath, [await builtCli(), 'start', '--port', '0', ...args], {
+/**
+ * Starts `backend-server start …` as built (or `node --import tsx src/cli.ts` with `fromSource`);
+ * resolves once its banner is out.
+ */
+async function start(
+  args: string[],
+  fromSource = false,
+): Promise<{ child: ChildProcess; banner: string }> {
+  const cli = fromSource ? ['--import', 'tsx', join(PACKAGE, 'src', 'cli.ts')] : [await builtCli()];
+  const child = spawn(process.execPath, [...cli, 'start', '--port', '0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: PACKAGE,
+    // From source, a shell's bare environment: the test runner's own lets a bare import
+    // from the worker's temp folder resolve where a user's shell does not.
+    ...(fromSource ? { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } } : {}),
   });
   let out = '';
   let err = '';
@@ -48,6 +60,18 @@ const line = (banner: string, label: string) =>
   new RegExp(`${label}:\\s+(\\S+)`).exec(banner)?.[1] ?? '';
 
 describe('backend-server start', () => {
+  it('starts from source with node --import tsx (the PGlite thread, bundled into a temp folder, finds PGlite)', async () => {
+    const { child, banner } = await start(['--data-dir', join(root, 'from-source')], true);
+    try {
+      const health = await fetch(`${line(banner, 'API URL')}/auth/v1/health`, {
+        headers: { apikey: line(banner, 'anon key') },
+      });
+      expect(health.status).toBe(200);
+    } finally {
+      await stop(child);
+    }
+  });
+
   it('prints console and outbox links that work for whoever holds them; the raw outbox keeps its key check', async () => {
     const { child, banner } = await start([]);
     try {

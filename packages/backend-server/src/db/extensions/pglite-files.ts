@@ -31,9 +31,13 @@ async function prefix(pglite: PGlite): Promise<string> {
   return dirname(dirname(share));
 }
 
-/** The contrib bundles of the installed PGlite: `{ name, file }` for each `*.tar.gz`. */
-export function contribBundles(): { name: string; file: string }[] {
-  const dist = dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+/**
+ * The contrib bundles of the installed PGlite (in `dist`, its folder, resolved from here
+ * when not given): `{ name, file }` for each `*.tar.gz`.
+ */
+export function contribBundles(
+  dist = dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')),
+): { name: string; file: string }[] {
   return readdirSync(dist)
     .filter((f) => f.endsWith('.tar.gz'))
     .map((f) => ({ name: f.slice(0, -'.tar.gz'.length), file: join(dist, f) }));
@@ -51,9 +55,9 @@ const unzip = promisify(gunzip);
  * Every contrib bundle's files, unpacked off the calling thread (zlib's pool), so that it
  * runs alongside PGlite's own start: start it before `PGlite.create`, await it after.
  */
-export async function loadExtensionFiles(): Promise<ExtensionFile[]> {
+export async function loadExtensionFiles(pgliteDir?: string): Promise<ExtensionFile[]> {
   const bundles = await Promise.all(
-    contribBundles().map(async (b) => filesOf(await unzip(await readFile(b.file)))),
+    contribBundles(pgliteDir).map(async (b) => filesOf(await unzip(await readFile(b.file)))),
   );
   const provided = PROVIDED_EXTENSIONS.flatMap((ext) =>
     extensionFiles(ext).map((f) => ({
