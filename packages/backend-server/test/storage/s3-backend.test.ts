@@ -119,6 +119,16 @@ describe.skipIf(!ceph.available)(`storage on an S3 backend (${databaseKind()})`,
       size: form.length,
     });
 
+    // An empty body of declared length 0: one empty PUT, the md5 of nothing as ETag.
+    const emptyName = `${alice.id}/empty.bin`;
+    expect((await storage.upload(emptyName, Buffer.alloc(0))).error).toBeNull();
+    const empty = await fetch(
+      `${server.url}/storage/v1/object/authenticated/${bucket}/${emptyName}`,
+      { headers: auth },
+    );
+    expect(empty.headers.get('etag')).toBe(`"${md5(Buffer.alloc(0))}"`);
+    expect((await empty.arrayBuffer()).byteLength).toBe(0);
+
     // A chunked body (no Content-Length).
     const raw = randomBytes(3 * MiB + 1);
     const rawName = `${alice.id}/chunked.bin`;

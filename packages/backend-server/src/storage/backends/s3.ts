@@ -71,10 +71,11 @@ function unsignedPayload(request: unknown): void {
 }
 
 /**
- * The client's log: its one warning, that a streamed body cannot be sent again, comes with
- * the error it throws, which reaches the request that wrote it.
+ * The client's log, silent as the SDK's default is: without a logger of its own, the SDK
+ * prints a warning on every failed streamed PUT (a client that went away mid-upload). Its
+ * errors reach the request that made the call.
  */
-const QUIET = { debug() {}, info() {}, warn() {}, error: console.error };
+const QUIET = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** A client of the store; payloads go unsigned, and no checksum is added or checked. */
 function s3Client(settings: S3BackendSettings): S3Client {
