@@ -199,7 +199,7 @@ export class S3Backend implements ObjectBackend {
    * Sends `body`, of exactly `length` bytes, to `key` as one streamed PutObject (the SDK does
    * not retry a streamed body). `signal` aborts it.
    */
-  putStream(key: string, body: Readable, length: number, signal: AbortSignal) {
+  putStream(key: string, body: Readable, length: number, signal?: AbortSignal) {
     return this.client.send(
       new PutObjectCommand({
         Bucket: this.settings.bucket,
@@ -207,14 +207,16 @@ export class S3Backend implements ObjectBackend {
         Body: body,
         ContentLength: length,
       }),
-      { abortSignal: signal },
+      signal ? { abortSignal: signal } : {},
     );
   }
 
-  /** Streams a finished local file (a tus upload) to the version's key, then removes it. */
+  /** Streams a finished local file (an import's) to the version's key (one PUT up to 5 GiB), then removes it. */
   async adoptFile(path: string, version: string): Promise<void> {
     const { size } = await stat(path);
-    await this.uploadStream(this.keyOf(version), createReadStream(path), size).done();
+    const key = this.keyOf(version);
+    if (size <= PUT_MAX) await this.putStream(key, createReadStream(path), size);
+    else await this.uploadStream(key, createReadStream(path), size).done();
     await rm(path, { force: true });
   }
 
