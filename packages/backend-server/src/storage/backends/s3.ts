@@ -211,7 +211,10 @@ export class S3Backend implements ObjectBackend {
     );
   }
 
-  /** Streams a finished local file (an import's) to the version's key (one PUT up to 5 GiB), then removes it. */
+  /**
+   * Streams a finished local file (an import's) to the version's key, one PUT up to 5 GiB,
+   * then removes it.
+   */
   async adoptFile(path: string, version: string): Promise<void> {
     const { size } = await stat(path);
     const key = this.keyOf(version);
