@@ -58,8 +58,12 @@ describe('Search, as a new user', () => {
     await box.pressSequentially('kka');
     await page.waitForURL(/\/search\?q=quokka/);
     const results = page.getByRole('list', { name: 'Search results for quokka' });
-    await expect.poll(() => results.getByRole('listitem').count()).toBe(1);
-    const hit = results.getByRole('listitem').first();
+    // A hit is an item with a button to open it ("Searching…" is an item of the list too, while
+    // the query's first page loads).
+    const hits = results.getByRole('listitem').filter({ has: page.getByRole('button') });
+    await expect.poll(() => hits.count()).toBe(1);
+    expect(await results.getByRole('listitem').count()).toBe(1);
+    const hit = hits.first();
     expect(await hit.locator('mark').allTextContents()).toEqual(['quokka']);
     expect(await hit.textContent()).toContain('We adopted a quokka as the mascot');
     await page.getByText('1 result for “quokka”').waitFor();
