@@ -2,19 +2,57 @@ import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import type { Upload } from '@aws-sdk/lib-storage';
 import type { S3Backend } from './s3';
-import { Meter, type ObjectWriter } from './types';
+import { asBuffer, Meter, type ObjectWriter } from './types';
+
+/** The body of one request to the store, fed as the upload arrives. */
+const newBody = () => new PassThrough({ highWaterMark: 1 << 20 });
 
 /**
- * A write streamed to the version's key as it arrives: chunks go through a PassThrough
- * (backpressure: a write waits while the upload's buffer is full) into lib-storage's
+ * Feeds `body` to the request that is sending it (`done`): `push` waits while the request's
+ * buffer is full (backpressure) and throws once the request failed (the body destroyed).
+ */
+class BodyFeed<T> {
+  private failure: unknown = null;
+
+  constructor(
+    readonly body: PassThrough,
+    readonly done: Promise<T>,
+  ) {
+    done.catch((error: unknown) => {
+      this.failure = error;
+      body.destroy();
+    });
+  }
+
+  async push(buffer: Buffer): Promise<void> {
+    if (this.failure) throw this.failure;
+    if (!this.body.write(buffer)) {
+      await Promise.race([once(this.body, 'drain'), this.done]);
+      if (this.failure) throw this.failure;
+    }
+  }
+
+  /** Ends the body; the store's answer. */
+  end(): Promise<T> {
+    this.body.end();
+    return this.done;
+  }
+
+  /** Drops the body; settles once the request has. */
+  async stop(): Promise<void> {
+    this.body.destroy();
+    await this.done.catch(() => {});
+  }
+}
+
+/**
+ * A write streamed to the version's key as it arrives, hashed (Meter), through lib-storage's
  * multipart upload; `finish` waits for it to complete.
  */
 export class S3Writer implements ObjectWriter {
   private readonly meter: Meter;
-  private readonly body = new PassThrough({ highWaterMark: 1 << 20 });
   private readonly upload: Upload;
-  private readonly done: Promise<unknown>;
-  private failure: unknown = null;
+  private readonly feed: BodyFeed<unknown>;
   private finished = false;
 
   constructor(
@@ -23,26 +61,17 @@ export class S3Writer implements ObjectWriter {
     limit: number,
   ) {
     this.meter = new Meter(limit);
-    this.upload = backend.uploadStream(backend.keyOf(version), this.body, limit);
-    this.done = this.upload.done();
-    this.done.catch((error: unknown) => {
-      this.failure = error;
-      this.body.destroy();
-    });
+    const body = newBody();
+    this.upload = backend.uploadStream(backend.keyOf(version), body, limit);
+    this.feed = new BodyFeed(body, this.upload.done());
   }
 
   async write(chunk: Uint8Array): Promise<void> {
-    if (this.failure) throw this.failure;
-    const buffer = this.meter.add(chunk);
-    if (!this.body.write(buffer)) {
-      await Promise.race([once(this.body, 'drain'), this.done]);
-      if (this.failure) throw this.failure;
-    }
+    await this.feed.push(this.meter.add(chunk));
   }
 
   async finish(): Promise<{ size: number; md5: string }> {
-    this.body.end();
-    await this.done;
+    await this.feed.end();
     this.finished = true;
     return this.meter.digest();
   }
@@ -52,8 +81,7 @@ export class S3Writer implements ObjectWriter {
   async discard(): Promise<void> {
     if (!this.finished) {
       await this.upload.abort().catch(() => {});
-      this.body.destroy();
-      await this.done.catch(() => {});
+      await this.feed.stop();
     }
     // Whatever reached the key (a small upload completes as one PUT).
     await this.backend.removeKey(this.version);
@@ -64,16 +92,13 @@ export class S3Writer implements ObjectWriter {
 const md5OfEtag = (etag: string | undefined) => (etag ?? '').replace(/^"|"$/g, '');
 
 /**
- * A write of a known length streamed to the version's key as one PutObject: chunks go
- * through a PassThrough (backpressure as S3Writer) into the request; nothing is hashed
- * here, as the store hashes the bytes of a PUT for its ETag anyway.
+ * A write of a known length streamed to the version's key as one PutObject. Nothing is
+ * hashed here: the store hashes the bytes of a PUT for its ETag anyway.
  */
 export class S3PutWriter implements ObjectWriter {
   private size = 0;
-  private readonly body = new PassThrough({ highWaterMark: 1 << 20 });
   private readonly abort = new AbortController();
-  private readonly done: Promise<{ ETag?: string }>;
-  private failure: unknown = null;
+  private readonly feed: BodyFeed<{ ETag?: string }>;
   private finished = false;
 
   constructor(
@@ -81,32 +106,22 @@ export class S3PutWriter implements ObjectWriter {
     readonly version: string,
     private readonly length: number,
   ) {
-    this.done = backend.putStream(backend.keyOf(version), this.body, length, this.abort.signal);
-    this.done.catch((error: unknown) => {
-      this.failure = error;
-      this.body.destroy();
-    });
+    const body = newBody();
+    const key = backend.keyOf(version);
+    this.feed = new BodyFeed(body, backend.putStream(key, body, length, this.abort.signal));
   }
 
   async write(chunk: Uint8Array): Promise<void> {
-    if (this.failure) throw this.failure;
     this.size += chunk.byteLength;
     if (this.size > this.length) throw new Error(`more than the ${this.length} bytes declared`);
-    const buffer = Buffer.isBuffer(chunk)
-      ? chunk
-      : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    if (!this.body.write(buffer)) {
-      await Promise.race([once(this.body, 'drain'), this.done]);
-      if (this.failure) throw this.failure;
-    }
+    await this.feed.push(asBuffer(chunk));
   }
 
   async finish(): Promise<{ size: number; md5: string }> {
     if (this.size !== this.length) {
       throw new Error(`${this.size} bytes of the ${this.length} declared`);
     }
-    this.body.end();
-    const { ETag } = await this.done;
+    const { ETag } = await this.feed.end();
     this.finished = true;
     return { size: this.size, md5: md5OfEtag(ETag) };
   }
@@ -116,8 +131,7 @@ export class S3PutWriter implements ObjectWriter {
   async discard(): Promise<void> {
     if (!this.finished) {
       this.abort.abort();
-      this.body.destroy();
-      await this.done.catch(() => {});
+      await this.feed.stop();
     }
     await this.backend.removeKey(this.version);
   }

@@ -22,6 +22,10 @@ export function checkVersion(version: string): string {
   return version;
 }
 
+/** A chunk as a Buffer over the same bytes (no copy). */
+export const asBuffer = (chunk: Uint8Array): Buffer =>
+  Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+
 /** Counts, hashes (md5) and limits the bytes of a write. */
 export class Meter {
   size = 0;
@@ -33,9 +37,7 @@ export class Meter {
   add(chunk: Uint8Array): Buffer {
     this.size += chunk.byteLength;
     if (this.size > this.limit) throw new SizeLimitExceeded();
-    const buffer = Buffer.isBuffer(chunk)
-      ? chunk
-      : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const buffer = asBuffer(chunk);
     this.hash.update(buffer);
     return buffer;
   }
